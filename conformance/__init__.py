@@ -1,0 +1,1 @@
+"""The streamroute harness: vectors in, any implementation through one adapter, results out."""

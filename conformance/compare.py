@@ -1,0 +1,154 @@
+"""Comparing what an implementation produced with what a vector expects.
+
+Three steps, each a small function: move outcomes an option lets an
+implementation produce elsewhere back to the canonical point; keep the
+compared kinds; compare outcome by outcome. A mismatch renders expected and
+actual side by side, each with the event that produced it (`@3`, `@close`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .implementation import Produced
+from .vectors import At
+
+ARGUMENTS_DONE_EVENTS = {"response.function_call_arguments.done", "response.custom_tool_call_input.done"}
+CALL_OUTCOMES = {"tool.call", "tool.error"}
+
+
+def _event_type(event: Any) -> Any:
+    return event.get("type") if isinstance(event, dict) else None
+
+
+def _done_item_id(event: Any) -> Any:
+    item = event.get("item") if isinstance(event, dict) else None
+    return item.get("id") if isinstance(item, dict) else None
+
+
+def to_canonical_point(produced: Sequence[Produced], events: Sequence[Any]) -> list[Produced]:
+    """Option `tool_call_point: arguments_done` (spec/core.md CORE-CALL-8).
+
+    A call outcome produced at an arguments `.done` event moves to the end of
+    the outcomes of the first later `output_item.done` of the same item.
+    """
+    placed = []
+    for sequence, entry in enumerate(produced):
+        target = _canonical_event(entry, events)
+        moved = target is not None
+        at = target if target is not None else entry.at
+        placed.append(((_at_key(at), moved, sequence), Produced(at, entry.outcome)))
+    return [entry for _, entry in sorted(placed, key=lambda pair: pair[0])]
+
+
+def _at_key(at: At) -> float:
+    return float("inf") if at == "close" else float(at)
+
+
+def _canonical_event(entry: Produced, events: Sequence[Any]) -> int | None:
+    outcome = entry.outcome
+    if entry.at == "close" or not isinstance(outcome, dict) or outcome.get("kind") not in CALL_OUTCOMES:
+        return None
+    if _event_type(events[entry.at]) not in ARGUMENTS_DONE_EVENTS:
+        return None
+    item_id = outcome.get("item_id")
+    for index in range(entry.at + 1, len(events)):
+        if _event_type(events[index]) == "response.output_item.done" and _done_item_id(events[index]) == item_id:
+            return index
+    return None
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """JSON value equality: numbers by value, but `true` is not `1`."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
+        return left == right
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(json_equal, left, right))
+    return type(left) is type(right) and left == right
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _difference(expected: dict[str, Any] | None, actual: Produced | None) -> str | None:
+    if expected is None:
+        assert actual is not None
+        return f"unexpected outcome {_cell_actual(actual)}"
+    if actual is None:
+        return f"missing outcome {_cell_expected(expected)}"
+    outcome = actual.outcome
+    if outcome.get("kind") != expected["kind"]:
+        return f"expected kind {expected['kind']}, got {outcome.get('kind')}"
+    if actual.at != expected["at"]:
+        return f"{expected['kind']} expected from event {expected['at']}, produced by event {actual.at}"
+    for name, value in expected.items():
+        if name == "at":
+            continue
+        if name not in outcome:
+            return f"field {name!r} missing, expected {_show(value)}"
+        if not json_equal(value, outcome[name]):
+            return f"field {name!r}: expected {_show(value)}, got {_show(outcome[name])}"
+    return None
+
+
+def _fields(outcome: dict[str, Any], skip: set[str]) -> str:
+    return " ".join(f"{k}={_show(v)}" for k, v in outcome.items() if k not in skip)
+
+
+def _cell_expected(expected: dict[str, Any]) -> str:
+    return f"@{expected['at']} {expected['kind']} {_fields(expected, {'at', 'kind'})}".rstrip()
+
+
+def _cell_actual(actual: Produced) -> str:
+    return f"@{actual.at} {actual.outcome.get('kind')} {_fields(actual.outcome, {'kind', 'message'})}".rstrip()
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """Where and how the produced outcomes part from the expected ones."""
+
+    index: int
+    reason: str
+    table: str
+
+    def __str__(self) -> str:
+        return f"outcome {self.index}: {self.reason}\n{self.table}"
+
+
+def compare(
+    expected: Sequence[dict[str, Any]], produced: Sequence[Produced], kinds: frozenset[str] | None
+) -> Mismatch | None:
+    """None when `produced` (every outcome a dict with a kind) meets `expected`."""
+    actual = [entry for entry in produced if kinds is None or entry.outcome.get("kind") in kinds]
+    rows = []
+    first: tuple[int, str] | None = None
+    for index in range(max(len(expected), len(actual))):
+        want = expected[index] if index < len(expected) else None
+        got = actual[index] if index < len(actual) else None
+        reason = _difference(want, got)
+        if reason is not None and first is None:
+            first = (index, reason)
+        rows.append((reason is not None, index, want, got))
+    if first is None:
+        return None
+    width = 72
+    lines = [f"{'':4}{'#':>3}  {'expected':<{width}} | actual"]
+    if kinds is not None:
+        lines[0] += f"   (comparing {', '.join(sorted(kinds))})"
+    for differs, index, want, got in rows:
+        left = _cell_expected(want) if want is not None else "(none)"
+        right = _cell_actual(got) if got is not None else "(none)"
+        lines.append(f"{'!=' if differs else '':4}{index:>3}  {_clip(left, width):<{width}} | {_clip(right, width)}")
+    return Mismatch(first[0], first[1], "\n".join(lines))

@@ -1,0 +1,62 @@
+"""The JSON Schemas of spec/: the one source of truth for every format.
+
+Schemas are addressed by their `$id` (plus a fragment for a part of one), so a
+validator can be had for any of them, or for any `$defs` entry.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+from referencing import Registry, Resource
+
+# In the repository and in an installed wheel alike, spec/ and vectors/ sit
+# beside this package's folder.
+SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
+BUNDLED_VECTORS = Path(__file__).resolve().parent.parent / "vectors"
+
+OUTCOME = "urn:streamroute:schema:outcome"
+VECTOR = "urn:streamroute:schema:vector"
+OPTIONS = VECTOR + "#/$defs/options"
+
+
+@cache
+def _registry() -> Registry[Any]:
+    resources = []
+    for path in sorted(SPEC_DIR.glob("*.schema.json")):
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        resources.append((schema["$id"], Resource.from_contents(schema)))
+    return Registry().with_resources(resources)
+
+
+@cache
+def validator(ref: str) -> Draft202012Validator:
+    """A validator for the schema (or schema part) at `ref`."""
+    return Draft202012Validator({"$ref": ref}, registry=_registry())
+
+
+def schema(ref: str) -> Any:
+    """The schema (or schema part) at `ref`, as loaded."""
+    return _registry().resolver().lookup(ref).contents
+
+
+def option_defaults() -> dict[str, Any]:
+    """The canonical value of every option, as the vector schema defines it."""
+    return {name: option["default"] for name, option in schema(OPTIONS)["properties"].items()}
+
+
+def json_pointer(path: Any) -> str:
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def first_error(ref: str, instance: Any) -> str | None:
+    """The most relevant schema error of `instance` as 'message (at /pointer)', or None."""
+    error = best_match(validator(ref).iter_errors(instance))
+    if error is None:
+        return None
+    return f"{error.message} (at {json_pointer(error.absolute_path) or '/'})"

@@ -1,0 +1,66 @@
+"""Typed access to the fields of one decoded event.
+
+Every accessor either returns a value of the promised type or raises
+`Violation`, so the router's handlers read fields without checking types
+themselves and a malformed event can never reach the router's state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+JSONObject = dict[str, Any]
+
+
+class Violation(Exception):
+    """An event the router refuses to route, reported as an `error` outcome."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _type_name(value: object) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _malformed(field: str, wanted: str, value: object) -> Violation:
+    return Violation("malformed_event", f"field {field!r} must be {wanted}, got {_type_name(value)}")
+
+
+def required_str(obj: JSONObject, field: str, where: str = "") -> str:
+    value = obj.get(field)
+    if not isinstance(value, str):
+        raise _malformed(where + field, "a string", value)
+    return value
+
+
+def optional_str(obj: JSONObject, field: str, where: str = "") -> str | None:
+    value = obj.get(field)
+    if value is not None and not isinstance(value, str):
+        raise _malformed(where + field, "a string", value)
+    return value
+
+
+def optional_index(obj: JSONObject, field: str) -> int | None:
+    value = obj.get(field)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _malformed(field, "a non-negative integer", value)
+    return value
+
+
+def required_object(obj: JSONObject, field: str) -> JSONObject:
+    value = obj.get(field)
+    if not isinstance(value, dict):
+        raise _malformed(field, "an object", value)
+    return value
+
+
+def optional_object(obj: JSONObject, field: str) -> JSONObject | None:
+    value = obj.get(field)
+    if value is not None and not isinstance(value, dict):
+        raise _malformed(field, "an object", value)
+    return value
