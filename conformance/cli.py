@@ -78,15 +78,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"the Python implementation to test (default: the reference, {DEFAULT_ADAPTER})",
     )
     _add_selection(run)
-    run.add_argument("--profile", action="append", default=[], help="run only vectors of this profile (repeatable)")
-    run.add_argument("--expected-failures", metavar="FILE", type=Path, help="vector ids known to fail, one a line")
-    run.add_argument("-v", "--verbose", action="store_true", help="also list not applicable and expected failures")
+    run.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        help="run only vectors of this profile (repeatable)",
+    )
+    run.add_argument(
+        "--expected-failures",
+        metavar="FILE",
+        type=Path,
+        help="vector ids known to fail, one a line",
+    )
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also list not applicable and expected failures",
+    )
     run.set_defaults(handler=_run)
 
     check = commands.add_parser("lint", help="check vector files against their schema and the spec")
     _add_selection(check)
     check.add_argument(
-        "--coverage", action="store_true", help="also require a vector for every requirement (default for the bundled vectors)"
+        "--coverage",
+        action="store_true",
+        help="also require a vector for every requirement (default for the bundled vectors)",
     )
     check.set_defaults(handler=_lint)
 

@@ -16,7 +16,10 @@ from typing import Any
 from .implementation import Produced
 from .vectors import At
 
-ARGUMENTS_DONE_EVENTS = {"response.function_call_arguments.done", "response.custom_tool_call_input.done"}
+ARGUMENTS_DONE_EVENTS = {
+    "response.function_call_arguments.done",
+    "response.custom_tool_call_input.done",
+}
 CALL_OUTCOMES = {"tool.call", "tool.error"}
 
 
@@ -56,7 +59,10 @@ def _canonical_event(entry: Produced, events: Sequence[Any]) -> int | None:
         return None
     item_id = outcome.get("item_id")
     for index in range(entry.at + 1, len(events)):
-        if _event_type(events[index]) == "response.output_item.done" and _done_item_id(events[index]) == item_id:
+        if (
+            _event_type(events[index]) == "response.output_item.done"
+            and _done_item_id(events[index]) == item_id
+        ):
             return index
     return None
 
@@ -108,7 +114,9 @@ def _cell_expected(expected: dict[str, Any]) -> str:
 
 
 def _cell_actual(actual: Produced) -> str:
-    return f"@{actual.at} {actual.outcome.get('kind')} {_fields(actual.outcome, {'kind', 'message'})}".rstrip()
+    return (
+        f"@{actual.at} {actual.outcome.get('kind')} {_fields(actual.outcome, {'kind', 'message'})}".rstrip()
+    )
 
 
 def _clip(text: str, width: int) -> str:
@@ -143,12 +151,19 @@ def compare(
         rows.append((reason is not None, index, want, got))
     if first is None:
         return None
-    width = 72
+    cells = [
+        (
+            differs,
+            index,
+            _cell_expected(want) if want else "(none)",
+            _cell_actual(got) if got else "(none)",
+        )
+        for differs, index, want, got in rows
+    ]
+    width = min(max(len(left) for _, _, left, _ in cells), 100)
     lines = [f"{'':4}{'#':>3}  {'expected':<{width}} | actual"]
     if kinds is not None:
         lines[0] += f"   (comparing {', '.join(sorted(kinds))})"
-    for differs, index, want, got in rows:
-        left = _cell_expected(want) if want is not None else "(none)"
-        right = _cell_actual(got) if got is not None else "(none)"
-        lines.append(f"{'!=' if differs else '':4}{index:>3}  {_clip(left, width):<{width}} | {_clip(right, width)}")
+    for differs, index, left, right in cells:
+        lines.append(f"{'!=' if differs else '':4}{index:>3}  {_clip(left, width):<{width}} | {right}")
     return Mismatch(first[0], first[1], "\n".join(lines))

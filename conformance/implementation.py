@@ -100,7 +100,9 @@ class PythonImplementation:
             step = "close()"
             produced += (Produced("close", outcome) for outcome in _outcomes(router.close()))
         except Exception as exc:  # whatever the implementation does, the harness goes on
-            raise AdapterFailure(f"{step} raised {type(exc).__name__}: {exc}", traceback.format_exc()) from exc
+            raise AdapterFailure(
+                f"{step} raised {type(exc).__name__}: {exc}", traceback.format_exc()
+            ) from exc
         return produced
 
 

@@ -14,22 +14,30 @@ def _vector_problems(vector: Vector, requirements: dict[str, Requirement]) -> li
     problems = []
     where = f"{vector.path}: {vector.id}"
     cited = [requirements[r] for r in vector.spec if r in requirements]
-    problems += [f"{where}: cites {r}, which the spec does not define" for r in vector.spec if r not in requirements]
+    problems += [
+        f"{where}: cites {r}, which the spec does not define" for r in vector.spec if r not in requirements
+    ]
     if cited:
         strongest = max((r.level for r in cited), key=LEVEL_RANK.__getitem__)
         if vector.level != strongest:
-            problems.append(f"{where}: level {vector.level}, but the strongest cited requirement is {strongest}")
+            problems.append(
+                f"{where}: level {vector.level}, but the strongest cited requirement is {strongest}"
+            )
     last_at = -1
     for index, outcome in enumerate(vector.expected):
         at = outcome["at"]
         position = len(vector.events) if at == "close" else at
         if at != "close" and at >= len(vector.events):
-            problems.append(f"{where}: expected outcome {index} names event {at}, but there are {len(vector.events)}")
+            problems.append(
+                f"{where}: expected outcome {index} names event {at}, but there are {len(vector.events)}"
+            )
         if position < last_at:
             problems.append(f"{where}: expected outcome {index} (event {at}) comes before an earlier event's")
         last_at = max(last_at, position)
         if vector.compare is not None and outcome["kind"] not in vector.compare:
-            problems.append(f"{where}: expected outcome {index} is a {outcome['kind']}, which `compare` leaves out")
+            problems.append(
+                f"{where}: expected outcome {index} is a {outcome['kind']}, which `compare` leaves out"
+            )
     return problems
 
 

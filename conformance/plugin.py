@@ -7,6 +7,7 @@ streamroute changes no other test run.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="a directory of vector files, instead of the bundled ones (repeatable)",
     )
     group.addoption(
-        "--streamroute-profile", action="append", default=[], help="run only vectors of this profile (repeatable)"
+        "--streamroute-profile",
+        action="append",
+        default=[],
+        help="run only vectors of this profile (repeatable)",
     )
-    group.addoption("--streamroute-expected-failures", metavar="FILE", help="vector ids known to fail, one a line")
+    group.addoption(
+        "--streamroute-expected-failures",
+        metavar="FILE",
+        help="vector ids known to fail, one a line",
+    )
 
 
 class VectorFailed(Exception):
@@ -62,7 +70,8 @@ class VectorItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, VectorFailed):
             result = excinfo.value.result
-            return f"{result.status.value}: {self.vector.title}\n{self.vector.path}\n{result.message}\n{result.details}"
+            lines = [f"{result.status.value}: {self.vector.title}", str(self.vector.path), result.message]
+            return "\n".join([*lines, result.details])
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -84,6 +93,28 @@ class BadVectorFile(pytest.Item):
         return self.error.path, None, f"bad vector file {self.error.path}"
 
 
+class VectorSuite(pytest.Collector):
+    """The vectors of one run, as a collector beside the user's own tests."""
+
+    def __init__(self, *, suite: Suite, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.suite = suite
+
+    def collect(self) -> list[pytest.Item]:
+        items: list[pytest.Item] = [
+            VectorItem.from_parent(self, name=v.id, nodeid=v.id, vector=v, suite=self.suite)
+            for v in self.suite.vectors
+        ]
+        items += [
+            BadVectorFile.from_parent(self, name=str(e.path), nodeid=str(e.path), error=e)
+            for e in self.suite.file_errors
+        ]
+        return items
+
+
+_SUITE = pytest.StashKey[Suite]()
+
+
 def _active(config: pytest.Config) -> bool:
     option = config.option
     return bool(
@@ -95,9 +126,7 @@ def _active(config: pytest.Config) -> bool:
     )
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    # tryfirst: vector items exist before -k, -m and --deselect filter the list.
+def pytest_configure(config: pytest.Config) -> None:
     if not _active(config):
         return
     option = config.option
@@ -113,5 +142,17 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError(f"streamroute: {exc}") from exc
     for warning in suite.warnings:
         config.issue_config_time_warning(pytest.PytestConfigWarning(f"streamroute: {warning}"), stacklevel=2)
-    items.extend(VectorItem.from_parent(session, name=v.id, nodeid=v.id, vector=v, suite=suite) for v in suite.vectors)
-    items.extend(BadVectorFile.from_parent(session, name=str(e.path), nodeid=str(e.path), error=e) for e in suite.file_errors)
+    config.stash[_SUITE] = suite
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, None]:
+    # The vectors live in the installed package, outside the paths pytest
+    # collects from, so they join the session's top-level collectors here.
+    outcome = yield
+    report: pytest.CollectReport = outcome.get_result()
+    suite = collector.config.stash.get(_SUITE, None)
+    if isinstance(collector, pytest.Session) and suite is not None and report.passed:
+        report.result.append(
+            VectorSuite.from_parent(collector, name="streamroute", nodeid="streamroute", suite=suite)
+        )

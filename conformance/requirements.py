@@ -9,7 +9,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-_REQUIREMENT = re.compile(r"^\s*[-*]\s+\*\*([A-Z]+(?:-[A-Z]+)*-\d+)\*\*\s+\((MUST NOT|MUST|SHOULD NOT|SHOULD|MAY)\)")
+_REQUIREMENT = re.compile(
+    r"^\s*[-*]\s+\*\*([A-Z]+(?:-[A-Z]+)*-\d+)\*\*\s+\((MUST NOT|MUST|SHOULD NOT|SHOULD|MAY)\)"
+)
 
 LEVEL_RANK = {"MAY": 0, "SHOULD": 1, "MUST": 2}
 
@@ -32,7 +34,9 @@ def read_requirements(spec_dir: Path) -> tuple[dict[str, Requirement], list[str]
                 continue
             requirement_id, level = match.groups()
             if requirement_id in found:
-                problems.append(f"{path}: requirement {requirement_id} is also defined in {found[requirement_id].source}")
+                problems.append(
+                    f"{path}: requirement {requirement_id} is also defined in {found[requirement_id].source}"
+                )
                 continue
             found[requirement_id] = Requirement(requirement_id, level.removesuffix(" NOT"), path)
     return found, problems

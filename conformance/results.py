@@ -64,5 +64,7 @@ def run_vector(implementation: Implementation, vector: Vector) -> Result:
         produced = to_canonical_point(produced, vector.events)
     mismatch = compare(vector.expected, produced, vector.compare)
     if mismatch is not None:
-        return Result(vector.id, Status.FAILED, f"outcome {mismatch.index}: {mismatch.reason}", mismatch.table)
+        return Result(
+            vector.id, Status.FAILED, f"outcome {mismatch.index}: {mismatch.reason}", mismatch.table
+        )
     return Result(vector.id, Status.PASSED)

@@ -54,10 +54,8 @@ class Suite:
             raise UsageError(f"cannot read the expected failures file: {exc}") from exc
         vectors, file_errors = load_vectors(list(vector_dirs) or [BUNDLED_VECTORS])
         selected = [v for v in vectors if not profiles or v.profile in profiles]
-        warnings = [
-            f"{listed.path}: {vector_id} matches no vector"
-            for vector_id in (listed.unknown(v.id for v in vectors) if listed else [])
-        ]
+        unknown_ids = listed.unknown(v.id for v in vectors) if listed else []
+        warnings = [f"{expected_failures}: {vector_id} matches no vector" for vector_id in unknown_ids]
         return cls(implementation, selected, file_errors, listed, len(vectors) - len(selected), warnings)
 
     def run(self, vector: Vector) -> Result:

@@ -25,7 +25,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"duplicate key {key!r}", key_node.start_mark
@@ -96,7 +96,7 @@ def _vector_files(root: Path) -> Iterable[Path]:
 
 def load_file(path: Path, root: Path) -> Vector | VectorFileError:
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except (OSError, UnicodeDecodeError) as exc:
         return VectorFileError(path, f"cannot read: {exc}")
     except yaml.YAMLError as exc:
@@ -106,7 +106,9 @@ def load_file(path: Path, root: Path) -> Vector | VectorFileError:
         return VectorFileError(path, f"does not match the vector schema: {problem}")
     expected_id = path.relative_to(root).with_suffix("").as_posix()
     if data["id"] != expected_id:
-        return VectorFileError(path, f"id {data['id']!r} must be its path under the vectors root, {expected_id!r}")
+        return VectorFileError(
+            path, f"id {data['id']!r} must be its path under the vectors root, {expected_id!r}"
+        )
     return Vector(path, data)
 
 
@@ -123,7 +125,9 @@ def load_vectors(roots: Sequence[Path]) -> tuple[list[Vector], list[VectorFileEr
             if isinstance(loaded, VectorFileError):
                 errors.append(loaded)
             elif loaded.id in vectors:
-                errors.append(VectorFileError(path, f"duplicate id {loaded.id!r}, also in {vectors[loaded.id].path}"))
+                errors.append(
+                    VectorFileError(path, f"duplicate id {loaded.id!r}, also in {vectors[loaded.id].path}")
+                )
             else:
                 vectors[loaded.id] = loaded
     return [vectors[key] for key in sorted(vectors)], errors

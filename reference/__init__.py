@@ -1,5 +1,5 @@
 """The streamroute reference router: sans-IO, standard library only."""
 
-from .router import Outcome, Router, ToolCallPoint
+from .router import EVENT_TYPES, Outcome, Router, ToolCallPoint
 
-__all__ = ["Outcome", "Router", "ToolCallPoint"]
+__all__ = ["EVENT_TYPES", "Outcome", "Router", "ToolCallPoint"]

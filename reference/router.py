@@ -149,7 +149,11 @@ def _parse_arguments(text: str) -> tuple[JSONObject | None, str, str]:
     except (ValueError, RecursionError) as exc:
         return None, "invalid_json", f"arguments are not valid JSON: {exc}"
     if not isinstance(value, dict):
-        return None, "invalid_arguments", f"arguments must be a JSON object, got {type(value).__name__}"
+        return (
+            None,
+            "invalid_arguments",
+            f"arguments must be a JSON object, got {type(value).__name__}",
+        )
     return value, "", ""
 
 
@@ -201,7 +205,11 @@ class Router:
         response = optional_object(event, "response") or {}
         response_id = optional_str(response, "id", "response.")
         outcomes: list[Outcome] = [
-            {"kind": "lifecycle", "event": event_type.removeprefix("response."), "response_id": response_id}
+            {
+                "kind": "lifecycle",
+                "event": event_type.removeprefix("response."),
+                "response_id": response_id,
+            }
         ]
         if event_type not in TERMINAL_EVENTS:
             return outcomes
@@ -266,7 +274,8 @@ class Router:
             self._register(item := stated)
         elif item.type != stated.type:  # CORE-ITEM-4
             raise Violation(
-                "item_type_mismatch", f"item {item.id!r} was announced as {item.type}, done as {stated.type}"
+                "item_type_mismatch",
+                f"item {item.id!r} was announced as {item.type}, done as {stated.type}",
             )
         elif item.done:  # CORE-CALL-1
             raise Violation("duplicate_event", f"item {item.id!r} is already done")
@@ -304,7 +313,8 @@ class Router:
             raise Violation("malformed_event", "the event has neither item_id nor output_index")
         if item.type not in item_types:
             raise Violation(
-                "item_type_mismatch", f"{event['type']} does not apply to {item.type} item {item.id!r}"
+                "item_type_mismatch",
+                f"{event['type']} does not apply to {item.type} item {item.id!r}",
             )
         return item
 
@@ -338,7 +348,9 @@ class Router:
             raise Violation("duplicate_event", f"part {content_index} of {item.id!r} is already done")
         part.done = True
         outcomes = part.check(text, "output_text.done text")  # CORE-TEXT-2
-        outcomes.append({"kind": "text.done", "item_id": item.id, "content_index": content_index, "text": text})
+        outcomes.append(
+            {"kind": "text.done", "item_id": item.id, "content_index": content_index, "text": text}
+        )
         return outcomes
 
     def _refusal_delta(self, event: JSONObject) -> list[Outcome]:
@@ -347,7 +359,14 @@ class Router:
         delta = required_str(event, "delta")
         if item.done:  # CORE-TEXT-6
             raise Violation("late_delta", f"refusal delta after item {item.id!r} was done")
-        return [{"kind": "refusal.delta", "item_id": item.id, "content_index": content_index, "delta": delta}]
+        return [
+            {
+                "kind": "refusal.delta",
+                "item_id": item.id,
+                "content_index": content_index,
+                "delta": delta,
+            }
+        ]
 
     def _reasoning_delta(self, event: JSONObject) -> list[Outcome]:
         item = self._find_item(event, ("reasoning",))
@@ -356,7 +375,9 @@ class Router:
         delta = required_str(event, "delta")
         if item.done:  # CORE-TEXT-6
             raise Violation("late_delta", f"reasoning delta after item {item.id!r} was done")
-        return [{"kind": "reasoning.delta", "item_id": item.id, index_field: index, "delta": delta}]  # CORE-TEXT-5
+        return [
+            {"kind": "reasoning.delta", "item_id": item.id, index_field: index, "delta": delta}
+        ]  # CORE-TEXT-5
 
     # -- arguments and calls -------------------------------------------------
 
@@ -400,7 +421,9 @@ class Router:
             missing = ", ".join(name for name, value in stated.items() if value is None)
             return self._resolve_as_error(item, "incomplete", f"the call has no {missing}")
         if item.call_id in self._called_ids:  # CORE-CALL-7
-            return self._resolve_as_error(item, "duplicate_call_id", f"call id {item.call_id!r} was already called")
+            return self._resolve_as_error(
+                item, "duplicate_call_id", f"call id {item.call_id!r} was already called"
+            )
         call: Outcome = {
             "kind": "tool.call",
             "item_id": item.id,
@@ -425,7 +448,12 @@ class Router:
         if item.resolved:
             return []
         item.resolved = True
-        outcome: Outcome = {"kind": "tool.error", "item_id": item.id, "code": code, "message": message}
+        outcome: Outcome = {
+            "kind": "tool.error",
+            "item_id": item.id,
+            "code": code,
+            "message": message,
+        }
         if item.call_id is not None:
             outcome["call_id"] = item.call_id
         return [outcome]
@@ -435,7 +463,9 @@ class Router:
         outcomes: list[Outcome] = []
         for item in self._items.values():
             if item.type in CALL_TYPES:
-                outcomes += self._resolve_as_error(item, "incomplete", "the response ended before the call completed")
+                outcomes += self._resolve_as_error(
+                    item, "incomplete", "the response ended before the call completed"
+                )
         return outcomes
 
 
@@ -468,3 +498,6 @@ _ROUTES: dict[str, Callable[[Router, JSONObject], list[Outcome]]] = {
     "response.custom_tool_call_input.done": Router._arguments_done,
 }
 _ROUTES.update(dict.fromkeys(UNROUTED, Router._unrouted))
+
+# Every event type the routing table of spec/core.md names; any other is unknown.
+EVENT_TYPES = frozenset(_ROUTES)

@@ -1,0 +1,138 @@
+"""Deliberately broken routers: each makes one mistake real libraries made.
+
+Each wraps the reference router and changes one behaviour, so it fails
+exactly the vectors that check that behaviour and passes the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from streamroute.reference import EVENT_TYPES, Outcome, Router
+
+
+class EarlyCall:
+    """Fires tool.call at a function call's first argument delta, from the partial text."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router()
+        self.items: dict[str, dict[str, Any]] = {}
+        self.buffers: dict[str, str] = {}
+        self.fired: set[str] = set()
+
+    def feed(self, event: Any) -> list[Outcome]:
+        outcomes = self.router.feed(event)
+        if isinstance(event, dict) and event.get("type") == "response.output_item.added":
+            item = event.get("item")
+            if isinstance(item, dict) and item.get("type") == "function_call":
+                self.items[item["id"]] = item
+        result = []
+        for outcome in outcomes:
+            item_id = outcome.get("item_id")
+            if outcome["kind"] in ("tool.call", "tool.error") and item_id in self.fired:
+                continue
+            result.append(outcome)
+            if outcome["kind"] == "tool.arguments.delta" and item_id in self.items:
+                self.buffers[item_id] = self.buffers.get(item_id, "") + outcome["delta"]
+                if item_id not in self.fired:
+                    self.fired.add(item_id)
+                    result.append(self._call(self.items[item_id], self.buffers[item_id]))
+        return result
+
+    @staticmethod
+    def _call(item: dict[str, Any], partial: str) -> Outcome:
+        try:
+            arguments = json.loads(partial)
+        except ValueError:
+            arguments = {}
+        return {
+            "kind": "tool.call",
+            "item_id": item["id"],
+            "call_id": item.get("call_id", ""),
+            "name": item.get("name", ""),
+            "tool_type": "function",
+            "arguments": arguments if isinstance(arguments, dict) else {},
+        }
+
+    def close(self) -> list[Outcome]:
+        return [o for o in self.router.close() if o.get("item_id") not in self.fired]
+
+
+class TextMix:
+    """Shows function-call argument deltas as answer text."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router()
+        self.functions: set[str] = set()
+
+    def feed(self, event: Any) -> list[Outcome]:
+        outcomes = self.router.feed(event)
+        if isinstance(event, dict) and event.get("type") == "response.output_item.added":
+            item = event.get("item")
+            if isinstance(item, dict) and item.get("type") == "function_call":
+                self.functions.add(item["id"])
+        return [self._as_text(o, event) if self._is_argument_delta(o) else o for o in outcomes]
+
+    def _is_argument_delta(self, outcome: Outcome) -> bool:
+        return outcome["kind"] == "tool.arguments.delta" and outcome["item_id"] in self.functions
+
+    @staticmethod
+    def _as_text(outcome: Outcome, event: dict[str, Any]) -> Outcome:
+        output_index = event.get("output_index")
+        return {
+            "kind": "text.delta",
+            "item_id": outcome["item_id"],
+            "output_index": output_index if isinstance(output_index, int) else 0,
+            "content_index": 0,
+            "delta": outcome["delta"],
+        }
+
+    def close(self) -> list[Outcome]:
+        return self.router.close()
+
+
+class RaiseOnUnknown:
+    """Raises on an event type it does not know, instead of ignoring it."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router()
+
+    def feed(self, event: Any) -> list[Outcome]:
+        if (
+            isinstance(event, dict)
+            and isinstance(event.get("type"), str)
+            and event["type"] not in EVENT_TYPES
+        ):
+            raise ValueError(f"unknown event type {event['type']}")
+        return self.router.feed(event)
+
+    def close(self) -> list[Outcome]:
+        return self.router.close()
+
+
+class InvalidOutcome:
+    """Answers a text delta without its required fields."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router()
+
+    def feed(self, event: Any) -> list[Outcome]:
+        return [{"kind": o["kind"]} if o["kind"] == "text.delta" else o for o in self.router.feed(event)]
+
+    def close(self) -> list[Outcome]:
+        return self.router.close()
+
+
+class NotAList:
+    """Answers close() with None."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router()
+
+    def feed(self, event: Any) -> list[Outcome]:
+        return self.router.feed(event)
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from streamroute.conformance.schemas import BUNDLED_VECTORS
+from streamroute.conformance.vectors import Vector, load_vectors
+
+# A small valid vector; tests derive broken or failing ones from it.
+HELLO: dict[str, Any] = {
+    "format": 1,
+    "id": "core/hello",
+    "title": "A one-delta answer",
+    "spec": ["CORE-TEXT-1", "CORE-LIFE-5"],
+    "level": "MUST",
+    "profile": "core",
+    "tools": [],
+    "events": [
+        {
+            "type": "response.created",
+            "sequence_number": 0,
+            "response": {"id": "resp_1", "status": "in_progress"},
+        },
+        {
+            "type": "response.output_item.added",
+            "sequence_number": 1,
+            "output_index": 0,
+            "item": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "status": "in_progress",
+                "content": [],
+            },
+        },
+        {
+            "type": "response.output_text.delta",
+            "sequence_number": 2,
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": "Hello",
+        },
+        {
+            "type": "response.completed",
+            "sequence_number": 3,
+            "response": {"id": "resp_1", "status": "completed"},
+        },
+    ],
+    "expect": {
+        "outcomes": [
+            {"at": 0, "kind": "lifecycle", "event": "created", "response_id": "resp_1"},
+            {
+                "at": 2,
+                "kind": "text.delta",
+                "item_id": "msg_1",
+                "output_index": 0,
+                "content_index": 0,
+                "delta": "Hello",
+            },
+            {"at": 3, "kind": "lifecycle", "event": "completed", "response_id": "resp_1"},
+            {"at": "close", "kind": "end", "status": "completed"},
+        ]
+    },
+}
+
+
+def hello(**changes: Any) -> dict[str, Any]:
+    """HELLO with top-level keys replaced."""
+    return {**copy.deepcopy(HELLO), **changes}
+
+
+def write_vector(root: Path, data: Any, name: str | None = None) -> Path:
+    """Write `data` as a vector file under `root`, at its id's path unless `name` is given."""
+    relative = name or f"{data['id']}.yaml"
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        yaml.safe_dump(data, sort_keys=False) if not isinstance(data, str) else data,
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture(scope="session")
+def bundled() -> list[Vector]:
+    vectors, errors = load_vectors([BUNDLED_VECTORS])
+    assert not errors, "\n".join(map(str, errors))
+    return vectors
