@@ -214,7 +214,7 @@ class Router:
         if event_type not in TERMINAL_EVENTS:
             return outcomes
         status = event_type.removeprefix("response.")
-        if response.get("status") == "cancelled":
+        if optional_str(response, "status", "response.") == "cancelled":
             status = "cancelled"
         if event_type == "response.failed":  # CORE-LIFE-3
             error = optional_object(response, "error") or {}
