@@ -397,7 +397,7 @@ class Router:
             raise Violation("duplicate_event", f"the arguments of {item.id!r} are already complete")
         item.arguments.done = True
         outcomes = self._complete_arguments(item, complete, f"{event['type']} {complete_field}")
-        if self._call_at_arguments_done:  # CORE-CALL-8
+        if self._call_at_arguments_done and item.call_id is not None and item.name is not None:  # CORE-CALL-8
             outcomes += self._resolve(item)
         return outcomes
 
