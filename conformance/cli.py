@@ -1,17 +1,28 @@
-"""The `streamroute` command: `run` vectors against an implementation, `lint` vector files."""
+"""The `streamroute` command: `run` vectors against an implementation, `smoke`-test an adapter
+command, render a run's report (`summary`, `badge`, `baseline`), `lint` vector files,
+`check-capture` a recorded stream."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 
+from .capture import check_capture
 from .lint import lint
-from .results import Status
-from .schemas import BUNDLED_VECTORS
-from .suite import DEFAULT_ADAPTER, Suite, UsageError
+from .protocol import SmokeFailure, smoke
+from .render import badge, baseline, summary_markdown, summary_text
+from .report import Report, ReportError, Totals, write_report
+from .requirements import read_requirements
+from .results import Result, Status
+from .schemas import BUNDLED_VECTORS, SPEC_DIR
+from .suite import DEFAULT_ADAPTER, DEFAULT_TIMEOUT, Suite, UsageError
+from .vectors import Vector
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
@@ -25,37 +36,97 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_adapter_command(parser: argparse.ArgumentParser, required: bool = False) -> None:
+    parser.add_argument(
+        "--adapter-command",
+        metavar="CMD",
+        required=required,
+        help="an implementation in any language, behind this adapter command (spec/protocol.md)",
+    )
+    parser.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"how long the adapter command has for each answer (default: {DEFAULT_TIMEOUT:g})",
+    )
+
+
 def _run(args: argparse.Namespace) -> int:
-    suite = Suite.prepare(args.adapter, args.vectors, args.profile, args.expected_failures)
+    suite = Suite.prepare(
+        args.adapter,
+        args.vectors,
+        args.profile,
+        args.expected_failures,
+        adapter_command=args.adapter_command,
+        timeout=args.timeout,
+    )
+    try:
+        return _run_suite(suite, args)
+    finally:
+        suite.close()
+
+
+def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
     for warning in suite.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    started, clock = datetime.now(timezone.utc), time.perf_counter()
     counts: Counter[Status] = Counter()
+    results: list[tuple[Vector, Result]] = []
     for vector in suite.vectors:
         result = suite.run(vector)
         counts[result.status] += 1
-        if result.status.is_failure or (args.verbose and result.status is not Status.PASSED):
+        results.append((vector, result))
+        if result.status is Status.SKIPPED:
+            print(f"SKIPPED {vector.id}: {result.message}")
+        elif result.status.is_failure or (args.verbose and result.status is not Status.PASSED):
             print(f"{result.status.value.upper()} {vector.id} ({vector.path})\n  {result.message}")
             if result.details:
                 print("\n".join("  " + line for line in result.details.splitlines()))
             print()
     for error in suite.file_errors:
         print(f"BAD VECTOR FILE {error}\n")
-    parts = [
-        f"{counts[status]} {status.value}"
-        for status in Status
-        if counts[status] or status in (Status.PASSED, Status.FAILED, Status.ERRORED)
-    ]
-    if suite.file_errors:
-        parts.append(f"{len(suite.file_errors)} bad vector files")
-    if suite.deselected:
-        parts.append(f"{suite.deselected} deselected")
+    totals = Totals(counts, len(suite.file_errors), suite.deselected)
+    if args.report:
+        write_report(args.report, suite, results, totals, started, time.perf_counter() - clock)
     print(f"implementation: {suite.implementation.name}")
-    print("streamroute: " + ", ".join(parts))
+    print("streamroute: " + totals.describe())
     if not suite.vectors:
         print("streamroute: no vectors selected", file=sys.stderr)
+    return 1 if totals.failed else 0
+
+
+def _smoke(args: argparse.Namespace) -> int:
+    try:
+        print(smoke(args.adapter_command, args.timeout))
+    except SmokeFailure as exc:
+        print(f"streamroute smoke: {exc}", file=sys.stderr)
         return 1
-    failed = any(counts[s] for s in Status if s.is_failure) or suite.file_errors
-    return 1 if failed else 0
+    return 0
+
+
+def _summary(args: argparse.Namespace) -> int:
+    report = Report.load(args.report)
+    render = summary_markdown if args.format == "markdown" else summary_text
+    sys.stdout.write(render(report))
+    return 1 if report.totals.failed else 0
+
+
+def _output(text: str, path: Path | None) -> None:
+    if path is None:
+        sys.stdout.write(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
+def _badge(args: argparse.Namespace) -> int:
+    _output(json.dumps(badge(Report.load(args.report))) + "\n", args.output)
+    return 0
+
+
+def _baseline(args: argparse.Namespace) -> int:
+    _output(baseline(Report.load(args.report), str(args.report)), args.output)
+    return 0
 
 
 def _lint(args: argparse.Namespace) -> int:
@@ -65,6 +136,20 @@ def _lint(args: argparse.Namespace) -> int:
         print(problem)
     print(f"streamroute lint: {count} vectors, {len(problems)} problems")
     return 1 if problems or not count else 0
+
+
+def _check_capture(args: argparse.Namespace) -> int:
+    try:
+        data = args.capture.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read the capture: {exc}") from exc
+    report = check_capture(data, args.format)
+    requirements, _ = read_requirements(SPEC_DIR)
+    for v in report.violations:
+        print(f"{args.capture}: {v.where}: {v.requirement} ({requirements[v.requirement].level}) {v.message}")
+    count = len(report.violations)
+    print(f"{args.capture}: {report.events} events ({report.format}), {count} violation{'s' * (count != 1)}")
+    return 1 if report.violations else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -77,6 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="MODULE:CALLABLE",
         help=f"the Python implementation to test (default: the reference, {DEFAULT_ADAPTER})",
     )
+    _add_adapter_command(run)
     _add_selection(run)
     run.add_argument(
         "--profile",
@@ -96,7 +182,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also list not applicable and expected failures",
     )
+    run.add_argument(
+        "--report",
+        metavar="FILE",
+        type=Path,
+        help="also write a JSON Lines report (spec/report.schema.json)",
+    )
     run.set_defaults(handler=_run)
+
+    check_adapter = commands.add_parser(
+        "smoke", help="check that an adapter command speaks the adapter protocol; say what is wrong if not"
+    )
+    _add_adapter_command(check_adapter, required=True)
+    check_adapter.set_defaults(handler=_smoke)
+
+    summarize = commands.add_parser(
+        "summary", help="render a report as text or Markdown; exit 1 if the run failed"
+    )
+    summarize.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
+    summarize.add_argument("--format", choices=["text", "markdown"], default="text")
+    summarize.set_defaults(handler=_summary)
+
+    shield = commands.add_parser("badge", help="a shields.io endpoint badge (JSON) from a report")
+    shield.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
+    shield.add_argument("-o", "--output", metavar="FILE", type=Path, help="write it here, not to stdout")
+    shield.set_defaults(handler=_badge)
+
+    expected = commands.add_parser(
+        "baseline", help="an expected-failures file listing the vectors that fail in a report"
+    )
+    expected.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
+    expected.add_argument("-o", "--output", metavar="FILE", type=Path, help="write it here, not to stdout")
+    expected.set_defaults(handler=_baseline)
 
     check = commands.add_parser("lint", help="check vector files against their schema and the spec")
     _add_selection(check)
@@ -107,10 +224,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     check.set_defaults(handler=_lint)
 
+    capture = commands.add_parser(
+        "check-capture",
+        help="check a recorded stream as a producer must emit it (spec/producer.md); exit 1 if it breaks any",
+    )
+    capture.add_argument(
+        "capture",
+        metavar="FILE",
+        type=Path,
+        help="the stream's SSE bytes as received, or JSON Lines of events",
+    )
+    capture.add_argument(
+        "--format", choices=["sse", "jsonl"], help="default: JSON Lines if the file starts with `{`, else SSE"
+    )
+    capture.set_defaults(handler=_check_capture)
+
     args = parser.parse_args(argv)
     try:
         code: int = args.handler(args)
-    except UsageError as exc:
+    except (UsageError, ReportError) as exc:
         print(f"streamroute: {exc}", file=sys.stderr)
         return 2
     return code

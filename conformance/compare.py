@@ -20,7 +20,6 @@ ARGUMENTS_DONE_EVENTS = {
     "response.function_call_arguments.done",
     "response.custom_tool_call_input.done",
 }
-CALL_OUTCOMES = {"tool.call", "tool.error"}
 
 
 def _event_type(event: Any) -> Any:
@@ -35,8 +34,11 @@ def _done_item_id(event: Any) -> Any:
 def to_canonical_point(produced: Sequence[Produced], events: Sequence[Any]) -> list[Produced]:
     """Option `tool_call_point: arguments_done` (spec/core.md CORE-CALL-8).
 
-    A call outcome produced at an arguments `.done` event moves to the end of
-    the outcomes of the first later `output_item.done` of the same item.
+    Every outcome produced at an arguments `.done` event that names an item
+    (the call's `tool.call` or `tool.error`, and what its completion brings:
+    `diff.*`, `error` `consumer_failed`) moves, in order, to the end of the
+    outcomes of the first later `output_item.done` of that item. Outcomes
+    without `item_id` (a `done_mismatch`) stay.
     """
     placed = []
     for sequence, entry in enumerate(produced):
@@ -53,11 +55,11 @@ def _at_key(at: At) -> float:
 
 def _canonical_event(entry: Produced, events: Sequence[Any]) -> int | None:
     outcome = entry.outcome
-    if entry.at == "close" or not isinstance(outcome, dict) or outcome.get("kind") not in CALL_OUTCOMES:
-        return None
-    if _event_type(events[entry.at]) not in ARGUMENTS_DONE_EVENTS:
+    if entry.at == "close" or not isinstance(outcome, dict):
         return None
     item_id = outcome.get("item_id")
+    if not isinstance(item_id, str) or _event_type(events[entry.at]) not in ARGUMENTS_DONE_EVENTS:
+        return None
     for index in range(entry.at + 1, len(events)):
         if (
             _event_type(events[index]) == "response.output_item.done"

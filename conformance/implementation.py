@@ -2,17 +2,25 @@
 
 An implementation is anything with a name, the profiles and options it
 declares, and `produce(vector)`: run the vector's events through a fresh
-router and return every outcome with the event that produced it. Failures of
-the implementation itself (it raised, answered something that is not a list)
-are `AdapterFailure`, never an exception that escapes the harness.
+router and return every outcome with the event that produced it;
+`produce_stream(vector, chunks)` does the same for an sse vector's bytes, cut
+into chunks, and answers per dispatched SSE event (spec/sse.md section 6).
+Failures of the implementation itself (it raised, answered something that is
+not a list) are `AdapterFailure`, never an exception that escapes the harness;
+a vector the implementation declines is `AdapterSkipped`. `info` is what
+reports say about it, and `close()` releases what it holds (an adapter
+process).
 """
 
 from __future__ import annotations
 
 import copy
 import importlib
+import importlib.metadata
+import os
+import sys
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -26,6 +34,22 @@ class Produced:
     outcome: Any
 
 
+@dataclass(frozen=True)
+class Streamed:
+    """The answer to a stream of bytes: the outcomes of each dispatched SSE event, in order, then close's."""
+
+    events: list[list[Any]]
+    close: list[Any]
+
+    @property
+    def produced(self) -> list[Produced]:
+        """Every outcome with the index of the SSE event that produced it, as the harness numbers them."""
+        produced = [
+            Produced(index, outcome) for index, outcomes in enumerate(self.events) for outcome in outcomes
+        ]
+        return produced + [Produced("close", outcome) for outcome in self.close]
+
+
 class AdapterFailure(Exception):
     """The implementation failed to answer; the vector is `errored`."""
 
@@ -33,6 +57,14 @@ class AdapterFailure(Exception):
         super().__init__(message)
         self.message = message
         self.details = details
+
+
+class AdapterSkipped(Exception):
+    """The implementation declines the vector, with a reason: `skipped`, never passed."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class Implementation(Protocol):
@@ -45,7 +77,16 @@ class Implementation(Protocol):
     @property
     def options(self) -> dict[str, Any]: ...
 
+    @property
+    def info(self) -> dict[str, Any]:
+        """The implementation object of spec/protocol-start-reply.schema.json."""
+        ...
+
     def produce(self, vector: Vector) -> list[Produced]: ...
+
+    def produce_stream(self, vector: Vector, chunks: Sequence[bytes]) -> Streamed: ...
+
+    def close(self) -> None: ...
 
 
 class AdapterLoadError(Exception):
@@ -75,6 +116,8 @@ class PythonImplementation:
         module_name, sep, attribute = spec.partition(":")
         if not sep or not module_name or not attribute:
             raise AdapterLoadError(f"adapter {spec!r} must be given as module:callable")
+        if os.getcwd() not in sys.path:  # as `python -m` does: the user's adapter sits beside them
+            sys.path.insert(0, os.getcwd())
         try:
             target: Any = importlib.import_module(module_name)
             for part in attribute.split("."):
@@ -89,6 +132,19 @@ class PythonImplementation:
         options = declared_options(getattr(target, "options", {}), f"adapter {spec!r}")
         return cls(spec, target, frozenset(profiles), options)
 
+    @property
+    def info(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": _distribution_version(self.name.partition(".")[0].partition(":")[0]),
+            "language": "python",
+            "profiles": sorted(self.profiles),
+            "options": self.options,
+        }
+
+    def close(self) -> None:
+        pass  # nothing to release: the implementation runs in this process
+
     def produce(self, vector: Vector) -> list[Produced]:
         produced: list[Produced] = []
         step = "building the router"
@@ -100,10 +156,32 @@ class PythonImplementation:
             step = "close()"
             produced += (Produced("close", outcome) for outcome in _outcomes(router.close()))
         except Exception as exc:  # whatever the implementation does, the harness goes on
-            raise AdapterFailure(
-                f"{step} raised {type(exc).__name__}: {exc}", traceback.format_exc()
-            ) from exc
+            raise _raised(step, exc) from exc
         return produced
+
+    def produce_stream(self, vector: Vector, chunks: Sequence[bytes]) -> Streamed:
+        events: list[list[Any]] = []
+        step = "building the router"
+        try:
+            router = self.factory(copy.deepcopy(vector.tools))
+            for index, chunk in enumerate(chunks):
+                step = f"feed_bytes(chunk {index})"
+                events += (list(_outcomes(outcomes)) for outcomes in _outcomes(router.feed_bytes(chunk)))
+            step = "close()"
+            closing = list(_outcomes(router.close()))
+        except Exception as exc:  # whatever the implementation does, the harness goes on
+            raise _raised(step, exc) from exc
+        return Streamed(events, closing)
+
+
+def _raised(step: str, exc: Exception) -> AdapterFailure:
+    return AdapterFailure(f"{step} raised {type(exc).__name__}: {exc}", traceback.format_exc())
+
+
+def _distribution_version(top_level_module: str) -> str:
+    for distribution in importlib.metadata.packages_distributions().get(top_level_module, []):
+        return importlib.metadata.version(distribution)
+    return "unknown"
 
 
 def _outcomes(answer: object) -> Iterable[Any]:

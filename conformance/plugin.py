@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from .results import Result, Status
-from .suite import DEFAULT_ADAPTER, Suite, UsageError
+from .suite import DEFAULT_ADAPTER, DEFAULT_TIMEOUT, Suite, UsageError
 from .vectors import Vector, VectorFileError
 
 
@@ -25,6 +25,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--streamroute-adapter",
         metavar="MODULE:CALLABLE",
         help=f"the implementation to test (default: {DEFAULT_ADAPTER})",
+    )
+    group.addoption(
+        "--streamroute-adapter-command",
+        metavar="CMD",
+        help="test the implementation behind this adapter command, over the adapter protocol",
+    )
+    group.addoption(
+        "--streamroute-timeout",
+        metavar="SECONDS",
+        type=float,
+        help=f"how long the adapter command has for each answer (default: {DEFAULT_TIMEOUT:g})",
     )
     group.addoption(
         "--streamroute-vectors",
@@ -62,6 +73,8 @@ class VectorItem(pytest.Item):
         result = self.suite.run(self.vector)
         if result.status is Status.NOT_APPLICABLE:
             pytest.skip(f"not applicable: {result.message}")
+        if result.status is Status.SKIPPED:
+            pytest.skip(f"skipped by the implementation: {result.message}")
         if result.status is Status.EXPECTED_FAILURE:
             pytest.xfail(f"expected failure: {result.message}")
         if result.status is not Status.PASSED:
@@ -120,6 +133,8 @@ def _active(config: pytest.Config) -> bool:
     return bool(
         option.streamroute
         or option.streamroute_adapter
+        or option.streamroute_adapter_command
+        or option.streamroute_timeout is not None
         or option.streamroute_vectors
         or option.streamroute_profile
         or option.streamroute_expected_failures
@@ -137,12 +152,20 @@ def pytest_configure(config: pytest.Config) -> None:
             [Path(d) for d in option.streamroute_vectors],
             option.streamroute_profile,
             Path(expected_failures) if expected_failures else None,
+            adapter_command=option.streamroute_adapter_command,
+            timeout=DEFAULT_TIMEOUT if option.streamroute_timeout is None else option.streamroute_timeout,
         )
     except UsageError as exc:
         raise pytest.UsageError(f"streamroute: {exc}") from exc
     for warning in suite.warnings:
         config.issue_config_time_warning(pytest.PytestConfigWarning(f"streamroute: {warning}"), stacklevel=2)
     config.stash[_SUITE] = suite
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    suite = config.stash.get(_SUITE, None)
+    if suite is not None:
+        suite.close()
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from .compare import compare, to_canonical_point
-from .implementation import AdapterFailure, Implementation
-from .schemas import OUTCOME, first_error
+from .implementation import AdapterFailure, AdapterSkipped, Implementation, Produced
+from .schemas import OUTCOME, first_error, schema
 from .vectors import Vector
+
+# Compared only in execution vectors, so that an implementation can claim
+# `core` and `execution` with its executor always on (spec/execution.md section 10).
+EXECUTION_KINDS = frozenset(schema(OUTCOME + "#/$defs/execution_kind")["enum"])
 
 
 class Status(str, Enum):
     PASSED = "passed"
     FAILED = "failed"
     ERRORED = "errored"  # the implementation did not answer: never a pass
+    SKIPPED = "skipped"  # the implementation declined it, with a reason: neither a pass nor a failure
     NOT_APPLICABLE = "not applicable"  # a profile or option value it does not declare
     EXPECTED_FAILURE = "expected failure"  # failed or errored, and listed as such
 
@@ -46,10 +51,36 @@ def run_vector(implementation: Implementation, vector: Vector) -> Result:
     reason = not_applicable_reason(implementation, vector)
     if reason is not None:
         return Result(vector.id, Status.NOT_APPLICABLE, reason)
+    if vector.stream is not None:
+        return _run_stream(implementation, vector)
     try:
         produced = implementation.produce(vector)
     except AdapterFailure as failure:
         return Result(vector.id, Status.ERRORED, failure.message, failure.details)
+    except AdapterSkipped as skipped:
+        return Result(vector.id, Status.SKIPPED, skipped.reason)
+    return _check(implementation, vector, produced)
+
+
+def _run_stream(implementation: Implementation, vector: Vector) -> Result:
+    """An sse vector runs once per cut, and every run must meet it (spec/sse.md section 7)."""
+    for cut in vector.cuts():
+        try:
+            streamed = implementation.produce_stream(vector, cut.chunks)
+        except AdapterFailure as failure:
+            return Result(vector.id, Status.ERRORED, f"{cut.label}: {failure.message}", failure.details)
+        except AdapterSkipped as skipped:
+            return Result(vector.id, Status.SKIPPED, skipped.reason)
+        result = _check(implementation, vector, streamed.produced)
+        if result.status is Status.PASSED and len(streamed.events) != vector.dispatched:
+            message = f"dispatched {len(streamed.events)} SSE events; the stream has {vector.dispatched}"
+            result = Result(vector.id, Status.FAILED, message)
+        if result.status is not Status.PASSED:
+            return replace(result, message=f"{cut.label}: {result.message}")
+    return Result(vector.id, Status.PASSED)
+
+
+def _check(implementation: Implementation, vector: Vector, produced: list[Produced]) -> Result:
     for index, entry in enumerate(produced):
         problem = first_error(OUTCOME, entry.outcome)
         if problem is not None:
@@ -60,7 +91,10 @@ def run_vector(implementation: Implementation, vector: Vector) -> Result:
                 f"outcome {index} (from event {entry.at}) is not a valid outcome: {problem}",
                 shown,
             )
-    if implementation.options.get("tool_call_point") == "arguments_done":
+    if vector.profile != "execution":
+        produced = [entry for entry in produced if entry.outcome["kind"] not in EXECUTION_KINDS]
+    # A stream vector has no events to move outcomes along; none needs it (spec/sse.md section 7).
+    if implementation.options.get("tool_call_point") == "arguments_done" and vector.stream is None:
         produced = to_canonical_point(produced, vector.events)
     mismatch = compare(vector.expected, produced, vector.compare)
     if mismatch is not None:

@@ -23,6 +23,13 @@ BUNDLED_VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 OUTCOME = "urn:streamroute:schema:outcome"
 VECTOR = "urn:streamroute:schema:vector"
 OPTIONS = VECTOR + "#/$defs/options"
+PROTOCOL_START = "urn:streamroute:schema:protocol-start"
+PROTOCOL_START_REPLY = "urn:streamroute:schema:protocol-start-reply"
+PROTOCOL_RUN = "urn:streamroute:schema:protocol-run"
+PROTOCOL_RUN_REPLY = "urn:streamroute:schema:protocol-run-reply"
+PROTOCOL_STOP = "urn:streamroute:schema:protocol-stop"
+REPORT = "urn:streamroute:schema:report"
+EVENT = "urn:streamroute:schema:event"
 
 
 @cache

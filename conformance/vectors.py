@@ -7,6 +7,9 @@ fault, and every runner reports it as a failure.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,6 +92,59 @@ class Vector:
         kinds = self.data["expect"].get("compare")
         return None if kinds is None else frozenset(kinds)
 
+    @property
+    def stream(self) -> bytes | None:
+        """An sse vector's bytes on the wire (spec/sse.md section 7); None for a vector of events."""
+        return _stream_bytes(self.data)
+
+    @property
+    def dispatched(self) -> int | None:
+        """How many SSE events an sse vector's stream dispatches."""
+        count = self.data["expect"].get("dispatched")
+        return None if count is None else int(count)
+
+    def cuts(self) -> list[Cut]:
+        """An sse vector's stream, cut in each of the ways it states."""
+        stream = self.stream
+        assert stream is not None, "only sse vectors have cuts"
+        return [_cut(stream, spec) for spec in self.data["cuts"]]
+
+
+@dataclass(frozen=True)
+class Cut:
+    label: str  # for messages: "every byte", "cut at 10, 25"
+    chunks: list[bytes]
+
+
+def _stream_bytes(data: dict[str, Any]) -> bytes | None:
+    if "stream" in data:
+        return str(data["stream"]).encode("utf-8")
+    if "stream_base64" in data:  # whitespace is ignored, so a long value can be folded
+        return base64.b64decode("".join(str(data["stream_base64"]).split()), validate=True)
+    return None
+
+
+def _cut(stream: bytes, spec: Any) -> Cut:
+    if spec == "every_byte":
+        return Cut("every byte", [stream[i : i + 1] for i in range(len(stream))])
+    bounds = [0, *spec, len(stream)]
+    label = f"cut at {', '.join(map(str, spec))}" if spec else "one chunk"
+    return Cut(label, [stream[start:end] for start, end in itertools.pairwise(bounds)])
+
+
+def _stream_problem(data: dict[str, Any]) -> str | None:
+    """What the schema cannot see: base64 that does not decode, offsets out of order or past the end."""
+    try:
+        stream = _stream_bytes(data)
+    except binascii.Error as exc:
+        return f"stream_base64 is not base64: {exc}"
+    if stream is None:
+        return None
+    for index, spec in enumerate(data["cuts"]):
+        if spec != "every_byte" and (spec != sorted(spec) or any(o > len(stream) for o in spec)):
+            return f"cut {index} must be offsets in order, at most the stream's length ({len(stream)} bytes)"
+    return None
+
 
 def _vector_files(root: Path) -> Iterable[Path]:
     return sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
@@ -109,6 +165,9 @@ def load_file(path: Path, root: Path) -> Vector | VectorFileError:
         return VectorFileError(
             path, f"id {data['id']!r} must be its path under the vectors root, {expected_id!r}"
         )
+    problem = _stream_problem(data)
+    if problem is not None:
+        return VectorFileError(path, problem)
     return Vector(path, data)
 
 

@@ -7,9 +7,19 @@ themselves and a malformed event can never reach the router's state.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 JSONObject = dict[str, Any]
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads_strict(text: str) -> Any:
+    """Parse JSON text as RFC 8259 defines it: `NaN` and `Infinity` are not JSON (ValueError)."""
+    return json.loads(text, parse_constant=_reject_constant)
 
 
 class Violation(Exception):

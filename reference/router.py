@@ -1,4 +1,4 @@
-"""The reference router of the streamroute `core` profile.
+"""The reference router of the streamroute `core` and `custom-tools` profiles.
 
 Theory of operation
 -------------------
@@ -22,23 +22,50 @@ All state that affects routing lives in this module:
     `tool.error`, which happens exactly once: at the item's done event (the
     canonical point), at its arguments `.done` (option `arguments_done`), or
     when the stream ends with the call still open.
+* the consumer slot of the custom-tools profile (spec/custom-tools.md): EMPTY,
+  or ACTIVE with one diff consumer bound to one custom call (its item and its
+  call id). Its transitions, all in this module:
+
+    event                                        slot after
+    ------------------------------------------   -----------------------------
+    output_item.added, custom_tool_call          ACTIVE(new consumer of its
+                                                 tool), or EMPTY if the tool
+                                                 has none or the item no
+                                                 call id (CUSTOM-SLOT-2, -5)
+    output_item.added, function_call             EMPTY (CUSTOM-SLOT-3)
+    output_item.added, other item; refused       unchanged (CUSTOM-SLOT-4)
+    custom input delta routed for the bound      unchanged: consume(); EMPTY
+      call, no differing call_id                 if it raised (CUSTOM-FAIL-1)
+    any other delta or item done                 unchanged (CUSTOM-DELTA-2,
+                                                 CUSTOM-FIN-2)
+    the bound call resolves as tool.call         EMPTY after finish(), which
+                                                 may reject (CUSTOM-FIN-1, -3)
+    the bound call resolves as tool.error        EMPTY, unfinished (FIN-4)
+    terminal event, close()                      EMPTY, unfinished (END-1)
+
+  A consumer only ever adds `diff.*` outcomes (or `consumer_failed` and
+  `consumer_rejected`); the call it watches is built from the complete
+  input, as core says (CUSTOM-EXEC-1). Consumers read the stream time, the
+  last `at_ms` seen (CUSTOM-TIME-1), never a clock.
 
 Each event type maps to one handler in `_ROUTES`. A handler first reads and
 checks every field it needs (raising `Violation`, which becomes one `error`
 outcome and leaves the state untouched), then changes state and returns
-outcomes. Requirement ids in comments refer to spec/core.md.
+outcomes. Requirement ids in comments refer to spec/core.md and
+spec/custom-tools.md.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .consumers import ConsumerRegistry, DiffConsumer, Finished, Payload
 from .fields import (
     JSONObject,
     Violation,
+    loads_strict,
     optional_index,
     optional_object,
     optional_str,
@@ -134,18 +161,37 @@ class Item:
         return part
 
 
+@dataclass(slots=True)
+class Slot:
+    """The active diff consumer and the call it is bound to (CUSTOM-SLOT-1)."""
+
+    item: Item
+    call_id: str
+    consumer: DiffConsumer
+
+
 def _error(code: str | None, message: str) -> Outcome:
     return {"kind": "error", "code": code, "message": message}
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+def _consumer_outcome(kind: str, slot: Slot, payload: Payload) -> Outcome:
+    """A consumer's payload as an outcome; the router's fields win (spec/custom-tools.md 1)."""
+    outcome: Outcome = {"kind": kind, "item_id": slot.item.id, "call_id": slot.call_id}
+    outcome.update((name, value) for name, value in payload.items() if name not in outcome)
+    return outcome
+
+
+def _consumer_failed(item_id: str, call_id: str, exc: Exception) -> Outcome:
+    """CUSTOM-FAIL-1: a consumer that raised, contained."""
+    outcome = _error("consumer_failed", f"the diff consumer raised {type(exc).__name__}: {exc}")
+    outcome.update(item_id=item_id, call_id=call_id)
+    return outcome
 
 
 def _parse_arguments(text: str) -> tuple[JSONObject | None, str, str]:
     """Parse function arguments strictly (CORE-CALL-3): (value, code, message)."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = loads_strict(text)
     except (ValueError, RecursionError) as exc:
         return None, "invalid_json", f"arguments are not valid JSON: {exc}"
     if not isinstance(value, dict):
@@ -160,11 +206,23 @@ def _parse_arguments(text: str) -> tuple[JSONObject | None, str, str]:
 class Router:
     """Routes one response stream. See the module docstring."""
 
-    def __init__(self, *, tool_call_point: ToolCallPoint = "output_item_done") -> None:
+    def __init__(
+        self,
+        consumers: ConsumerRegistry | None = None,
+        *,
+        tool_call_point: ToolCallPoint = "output_item_done",
+    ) -> None:
+        """`consumers`: the diff consumer factory of each custom tool that has one,
+        keyed by (namespace, name); see `consumers.consumers_for`."""
+        self._consumers = dict(consumers or {})
         self._call_at_arguments_done = tool_call_point == "arguments_done"
         self._events_seen = 0
+        self._now_ms = 0  # the stream time (CUSTOM-TIME-1)
+        self._slot: Slot | None = None  # the active diff consumer (CUSTOM-SLOT-1)
         self._items: dict[str, Item] = {}
         self._item_at_output_index: dict[int, Item] = {}
+        self._item_with_call_id: dict[str, Item] = {}
+        self._custom_calls: list[Item] = []  # in announcement order; done ones are popped lazily
         self._called_ids: set[str] = set()
         self._end_status: str | None = None  # set by the first terminal event
         self._error_seen = False
@@ -175,6 +233,10 @@ class Router:
     def feed(self, event: object) -> list[Outcome]:
         index = self._events_seen
         self._events_seen += 1
+        if isinstance(event, dict):  # CUSTOM-TIME-1: every object's valid at_ms, routed or not
+            at_ms = event.get("at_ms")
+            if isinstance(at_ms, int) and not isinstance(at_ms, bool) and at_ms >= 0:
+                self._now_ms = at_ms
         try:
             if not isinstance(event, dict):
                 raise Violation("malformed_event", f"an event must be an object, got {type(event).__name__}")
@@ -190,6 +252,7 @@ class Router:
             return []
         self._closed = True
         outcomes = self._fail_open_calls()  # CORE-CALL-6
+        self._slot = None  # CUSTOM-END-1
         status = self._end_status or ("failed" if self._error_seen else "truncated")
         outcomes.append({"kind": "end", "status": status})  # CORE-LIFE-5
         return outcomes
@@ -225,7 +288,9 @@ class Router:
                 )
             )
         self._end_status = status  # CORE-LIFE-2
-        return outcomes + self._fail_open_calls()
+        outcomes += self._fail_open_calls()
+        self._slot = None  # CUSTOM-END-1: dropped unfinished
+        return outcomes
 
     def _error_event(self, event: JSONObject) -> list[Outcome]:
         nested = optional_object(event, "error")  # Open Responses nests it
@@ -256,12 +321,33 @@ class Router:
     def _register(self, item: Item) -> None:
         self._items[item.id] = item
         self._item_at_output_index[item.output_index] = item
+        if item.call_id is not None:
+            self._item_with_call_id[item.call_id] = item
+        if item.type == "custom_tool_call":
+            self._custom_calls.append(item)
 
     def _item_added(self, event: JSONObject) -> list[Outcome]:
         item = self._announce(required_object(event, "item"), event)
         if item.id in self._items:  # CORE-ITEM-5
             raise Violation("duplicate_event", f"item {item.id!r} was already announced")
         self._register(item)
+        if item.type == "custom_tool_call":  # CUSTOM-SLOT-2, CUSTOM-SLOT-5
+            return self._bind_consumer(item)
+        if item.type == "function_call":  # CUSTOM-SLOT-3
+            self._slot = None
+        return []  # CUSTOM-SLOT-4
+
+    def _bind_consumer(self, item: Item) -> list[Outcome]:
+        """Set the slot for a custom call just announced; the old consumer is dropped."""
+        self._slot = None
+        factory = self._consumers.get((item.namespace, item.name)) if item.name is not None else None
+        if factory is None or item.call_id is None:
+            return []
+        try:
+            consumer = factory()
+        except Exception as exc:  # CUSTOM-FAIL-1: a plug-in may fail in any way
+            return [_consumer_failed(item.id, item.call_id, exc)]
+        self._slot = Slot(item, item.call_id, consumer)
         return []
 
     def _item_done(self, event: JSONObject) -> list[Outcome]:
@@ -281,12 +367,14 @@ class Router:
             raise Violation("duplicate_event", f"item {item.id!r} is already done")
         item.done = True
         if item.type not in CALL_TYPES:
-            return []
+            return []  # CUSTOM-FIN-2: another item's done leaves the slot alone
         outcomes: list[Outcome] = []
         for name in ("call_id", "name", "namespace"):  # CORE-CALL-4
             first, again = getattr(item, name), getattr(stated, name)
             if first is None:
                 setattr(item, name, again)
+                if name == "call_id" and again is not None:
+                    self._item_with_call_id.setdefault(again, item)
             elif again is not None and again != first:
                 outcomes.append(_error("done_mismatch", f"done item states {name} {again!r}, not {first!r}"))
         if complete is not None:
@@ -297,18 +385,34 @@ class Router:
         return outcomes + self._resolve(item)  # CORE-CALL-2
 
     def _find_item(self, event: JSONObject, item_types: tuple[str, ...]) -> Item:
-        """The item an item event belongs to (CORE-ITEM-2, -3, -4)."""
+        """The item an item event belongs to (CORE-ITEM-2, -3, -4, -8)."""
         item_id = optional_str(event, "item_id")
         output_index = optional_index(event, "output_index")
+        custom_input = event["type"] in _CUSTOM_INPUT_EVENTS
+        call_id = optional_str(event, "call_id") if custom_input else None
         if item_id is not None:
             item = self._items.get(item_id)
             if item is None:
                 raise Violation("unknown_item", f"item {item_id!r} was never announced")
+        elif call_id is not None:  # CORE-ITEM-8
+            found_by_call = self._item_with_call_id.get(call_id)
+            if found_by_call is None:
+                raise Violation("unknown_item", f"no item was announced with call_id {call_id!r}")
+            item = found_by_call
         elif output_index is not None:
             found = self._item_at_output_index.get(output_index)
             if found is None:
                 raise Violation("unknown_item", f"no item was announced at output_index {output_index}")
             item = found
+        elif custom_input:  # CORE-ITEM-8: the most recent custom call still open
+            while self._custom_calls and self._custom_calls[-1].done:
+                self._custom_calls.pop()  # a done item never reopens
+            if not self._custom_calls:
+                raise Violation(
+                    "malformed_event",
+                    "the event has no item_id, call_id or output_index, and no custom call is open",
+                )
+            item = self._custom_calls[-1]
         else:
             raise Violation("malformed_event", "the event has neither item_id nor output_index")
         if item.type not in item_types:
@@ -387,7 +491,50 @@ class Router:
         if item.arguments.done:  # CORE-ARGS-4
             raise Violation("late_delta", f"delta after the arguments of {item.id!r} were complete")
         item.arguments.deltas.append(delta)  # CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3
-        return [{"kind": "tool.arguments.delta", "item_id": item.id, "delta": delta}]
+        outcomes: list[Outcome] = [{"kind": "tool.arguments.delta", "item_id": item.id, "delta": delta}]
+        if event["type"] == "response.custom_tool_call_input.delta":  # CUSTOM-DELTA-1
+            outcomes += self._consume(item, event, delta)
+        return outcomes
+
+    # -- the diff consumer (spec/custom-tools.md) ----------------------------
+
+    def _consumer_takes(self, slot: Slot, item: Item, event: JSONObject) -> bool:
+        """CUSTOM-DELTA-2, -3: the delta is the bound call's, by every id it states."""
+        return item is slot.item and event.get("call_id") in (None, slot.call_id)
+
+    def _consume(self, item: Item, event: JSONObject, delta: str) -> list[Outcome]:
+        slot = self._slot
+        if slot is None or not self._consumer_takes(slot, item, event):
+            return []
+        try:
+            payload = slot.consumer.consume(delta, self._now_ms)
+        except Exception as exc:  # CUSTOM-FAIL-1
+            self._slot = None
+            return [_consumer_failed(slot.item.id, slot.call_id, exc)]
+        if payload is None:
+            return []
+        return [_consumer_outcome("diff.update", slot, payload)]  # CUSTOM-DELTA-4
+
+    def _release(self, item: Item) -> Slot | None:
+        """Empty the slot if it is bound to `item`, and return what it held."""
+        slot = self._slot
+        if slot is None or slot.item is not item:
+            return None
+        self._slot = None
+        return slot
+
+    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
+        """Run the bound consumer's finish (CUSTOM-FIN-1): its outcomes, and a rejection message."""
+        try:
+            answer = slot.consumer.finish(complete, self._now_ms)
+        except Exception as exc:  # CUSTOM-FAIL-1: the call goes on
+            return [_consumer_failed(slot.item.id, slot.call_id, exc)], None
+        if not isinstance(answer, Finished):  # CUSTOM-FIN-3
+            return [], answer.message
+        outcomes = [_consumer_outcome("diff.update", slot, update) for update in answer.updates]
+        if answer.result is not None:
+            outcomes.append(_consumer_outcome("diff.finish", slot, answer.result))
+        return outcomes, None
 
     def _arguments_done(self, event: JSONObject) -> list[Outcome]:
         item = self._find_item(event, _CALL_ITEM_OF[event["type"]])
@@ -416,6 +563,7 @@ class Router:
         if item.resolved:
             return []
         complete = item.arguments.complete
+        slot = self._release(item)  # CUSTOM-FIN-4: dropped unless the call is routed
         if item.call_id is None or item.name is None or complete is None:  # CORE-CALL-5
             stated = {"call_id": item.call_id, "name": item.name, "arguments": complete}
             missing = ", ".join(name for name, value in stated.items() if value is None)
@@ -437,16 +585,22 @@ class Router:
                 return self._resolve_as_error(item, code, message)
             call["arguments"] = arguments
         else:
-            call["input"] = complete
+            call["input"] = complete  # CUSTOM-EXEC-1: the complete input, whatever the consumer saw
         if item.namespace is not None:
             call["namespace"] = item.namespace
+        outcomes: list[Outcome] = []
+        if slot is not None:  # CUSTOM-FIN-1: finish before the call
+            outcomes, rejection = self._finish(slot, complete)
+            if rejection is not None:  # CUSTOM-FIN-3
+                return self._resolve_as_error(item, "consumer_rejected", rejection)
         item.resolved = True
         self._called_ids.add(item.call_id)
-        return [call]
+        return [*outcomes, call]
 
     def _resolve_as_error(self, item: Item, code: str, message: str) -> list[Outcome]:
         if item.resolved:
             return []
+        self._release(item)  # CUSTOM-FIN-4, CUSTOM-END-1: dropped unfinished
         item.resolved = True
         outcome: Outcome = {
             "kind": "tool.error",
@@ -468,6 +622,10 @@ class Router:
                 )
         return outcomes
 
+
+_CUSTOM_INPUT_EVENTS = frozenset(
+    {"response.custom_tool_call_input.delta", "response.custom_tool_call_input.done"}
+)
 
 _CALL_ITEM_OF = {
     "response.function_call_arguments.delta": ("function_call",),

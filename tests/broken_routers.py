@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from streamroute.reference import EVENT_TYPES, Outcome, Router
+from streamroute.reference import EVENT_TYPES, Outcome, Router, consumers_for
 
 
 class EarlyCall:
@@ -136,3 +136,50 @@ class NotAList:
 
     def close(self) -> None:
         return None
+
+
+class _CustomToolsRouter(Router):
+    """The reference with the consumer catalogue, claiming custom-tools: a base for one mistake."""
+
+    profiles = ("core", "custom-tools")
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(consumers_for(tools))
+
+
+class IgnoresCallIdFilter(_CustomToolsRouter):
+    """Feeds every routed custom input delta to the active consumer, whatever call it names."""
+
+    def _consumer_takes(self, slot: Any, item: Any, event: Any) -> bool:
+        return True
+
+
+class BuildsCallFromBuffer(_CustomToolsRouter):
+    """Runs a custom call that has a consumer with the input the consumer saw, not the complete input."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.seen: dict[str, str] = {}
+
+    def _consume(self, item: Any, event: Any, delta: str) -> list[Outcome]:
+        slot = self._slot
+        if slot is not None and self._consumer_takes(slot, item, event):
+            self.seen[item.id] = self.seen.get(item.id, "") + delta
+        return super()._consume(item, event, delta)
+
+    def _resolve(self, item: Any) -> list[Outcome]:
+        watched = self._slot is not None and self._slot.item is item
+        outcomes = super()._resolve(item)
+        for outcome in outcomes:
+            if watched and outcome["kind"] == "tool.call":
+                outcome["input"] = self.seen.get(item.id, "")
+        return outcomes
+
+
+class FinishAfterCall(_CustomToolsRouter):
+    """Runs the consumer's finish after routing the call, as if finish were a mere cleanup."""
+
+    def _resolve(self, item: Any) -> list[Outcome]:
+        outcomes = super()._resolve(item)
+        finish = [o for o in outcomes if o["kind"].startswith("diff.") or o.get("code") == "consumer_failed"]
+        return [o for o in outcomes if o not in finish] + finish

@@ -6,28 +6,43 @@ vector's events and compared kinds, and from what the reference routes.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from streamroute.conformance.implementation import PythonImplementation
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.results import Result, Status, run_vector
 from streamroute.conformance.vectors import Vector
-from streamroute.reference import EVENT_TYPES, Router
+from streamroute.reference import EVENT_TYPES, Router, consumers_for
+
+TERMINAL_EVENTS = {"response.completed", "response.failed", "response.incomplete"}
+
+
+def _results(adapter: str, vectors: list[Vector]) -> dict[str, Result]:
+    implementation = PythonImplementation.load(adapter)
+    return {v.id: run_vector(implementation, v) for v in vectors if not v.options}
 
 
 def _failing(adapter: str, vectors: list[Vector]) -> set[str]:
-    implementation = PythonImplementation.load(adapter)
-    results = [run_vector(implementation, v) for v in vectors if not v.options]
-    return {r.vector_id for r in results if r.status.is_failure}
+    return {vector_id for vector_id, r in _results(adapter, vectors).items() if r.status.is_failure}
+
+
+def _core(vector: Vector) -> bool:
+    """A vector the core-only broken routers run: core profile, canonical options."""
+    return vector.profile == "core" and not vector.options
 
 
 def _compares(vector: Vector, *kinds: str) -> bool:
     return vector.compare is None or bool(vector.compare & set(kinds))
 
 
+def _reference_by_event(vector: Vector) -> list[list[dict[str, Any]]]:
+    """The reference's outcomes of each event, then those of close()."""
+    router = Router(consumers_for(vector.tools))
+    return [router.feed(event) for event in vector.events] + [router.close()]
+
+
 def _reference_outcomes(vector: Vector) -> list[dict[str, Any]]:
-    router = Router()
-    outcomes = [o for event in vector.events for o in router.feed(event)]
-    return outcomes + router.close()
+    return [o for outcomes in _reference_by_event(vector) for o in outcomes]
 
 
 def _function_argument_deltas(vector: Vector) -> bool:
@@ -48,7 +63,7 @@ def test_a_call_fired_from_deltas_fails_every_vector_with_streamed_arguments(
     bundled: list[Vector],
 ) -> None:
     should_fail = {
-        v.id for v in bundled if not v.options and _function_argument_deltas(v) and _compares(v, "tool.call")
+        v.id for v in bundled if _core(v) and _function_argument_deltas(v) and _compares(v, "tool.call")
     }
     assert len(should_fail) >= 10
     assert _failing("broken_routers:EarlyCall", bundled) == should_fail
@@ -60,9 +75,7 @@ def test_argument_deltas_shown_as_text_fail_every_vector_comparing_them(
     should_fail = {
         v.id
         for v in bundled
-        if not v.options
-        and _function_argument_deltas(v)
-        and _compares(v, "tool.arguments.delta", "text.delta")
+        if _core(v) and _function_argument_deltas(v) and _compares(v, "tool.arguments.delta", "text.delta")
     }
     assert len(should_fail) >= 10
     assert _failing("broken_routers:TextMix", bundled) == should_fail
@@ -72,7 +85,7 @@ def test_raising_on_unknown_events_errors_every_vector_that_has_one(bundled: lis
     should_fail = {
         v.id
         for v in bundled
-        if not v.options
+        if _core(v)
         and any(
             isinstance(e, dict) and isinstance(e.get("type"), str) and e["type"] not in EVENT_TYPES
             for e in v.events
@@ -84,3 +97,110 @@ def test_raising_on_unknown_events_errors_every_vector_that_has_one(bundled: lis
     assert all(r.status is Status.ERRORED for r in results.values())
     assert all("ValueError: unknown event type" in r.message for r in results.values())
     assert _failing("broken_routers:RaiseOnUnknown", bundled) == should_fail
+
+
+# -- custom-tools: the diff consumer ---------------------------------------------
+
+
+def _watch_consumers(vector: Vector) -> tuple[bool, bool]:
+    """Read the vector by the slot rules of spec/custom-tools.md, independently of the router.
+
+    Only which item core routed each delta to, and which call outcomes it
+    produced, come from the reference. Answers (foreign, differs):
+    `foreign`: a routed custom input delta naming another call arrives while
+    an echo or raise consumer is active (consuming it shows at once);
+    `differs`: a call is routed as tool.call while its consumer is still
+    bound, and its input is not the text that consumer took.
+    """
+    registry = {
+        (tool.get("namespace"), tool["name"]): tool["consumer"]
+        for tool in vector.tools
+        if tool["type"] == "custom" and "consumer" in tool
+    }
+    slot: dict[str, Any] | None = None
+    foreign = differs = False
+    for event, outcomes in zip(vector.events, _reference_by_event(vector), strict=False):  # close() last
+        event_type = event.get("type") if isinstance(event, dict) else None
+        if event_type == "response.output_item.added" and not any(o["kind"] == "error" for o in outcomes):
+            item = event["item"]
+            if item["type"] == "custom_tool_call":
+                consumer = registry.get((item.get("namespace"), item["name"]))
+                bound = consumer is not None and item.get("call_id") is not None
+                slot = {"item": item["id"], "call": item.get("call_id"), "consumer": consumer, "took": ""}
+                slot = slot if bound else None
+            elif item["type"] == "function_call":
+                slot = None
+        routed = [o["item_id"] for o in outcomes if o["kind"] == "tool.arguments.delta"]
+        if slot is not None and event_type == "response.custom_tool_call_input.delta" and routed:
+            if routed[0] == slot["item"] and event.get("call_id") in (None, slot["call"]):
+                slot["took"] += event["delta"]
+            elif slot["consumer"] in ("echo", "raise"):
+                foreign = True
+        if slot is not None:
+            mine = [o for o in outcomes if o.get("item_id") == slot["item"]]
+            differs |= any(o["kind"] == "tool.call" and o["input"] != slot["took"] for o in mine)
+            if any(
+                o["kind"] in ("tool.call", "tool.error") or o.get("code") == "consumer_failed" for o in mine
+            ):
+                slot = None
+        if event_type in TERMINAL_EVENTS:
+            slot = None
+    return foreign, differs
+
+
+def _finish_before_call(vector: Vector) -> bool:
+    """The reference answers some event with a consumer outcome before that call's tool.call."""
+    for outcomes in _reference_by_event(vector):
+        calls = {o["item_id"] for o in outcomes if o["kind"] == "tool.call"}
+        for index, outcome in enumerate(outcomes):
+            finishing = outcome["kind"].startswith("diff.") or outcome.get("code") == "consumer_failed"
+            later_call = any(
+                o["kind"] == "tool.call" and o["item_id"] == outcome.get("item_id") for o in outcomes[index:]
+            )
+            if finishing and outcome.get("item_id") in calls and later_call:
+                return True
+    return False
+
+
+def _custom(vector: Vector) -> bool:
+    return vector.profile in ("core", "custom-tools") and not vector.options
+
+
+def _assert_readable(results: dict[str, Result], failing: set[str], pattern: str) -> None:
+    for vector_id in failing:
+        result = results[vector_id]
+        assert result.status is Status.FAILED, (vector_id, result.message)
+        assert re.fullmatch(pattern, result.message), (vector_id, result.message)
+        assert "expected" in result.details.splitlines()[0]
+        assert any(line.startswith("!=") for line in result.details.splitlines()), result.details
+
+
+def test_ignoring_the_call_id_filter_fails_every_vector_with_a_foreign_delta(bundled: list[Vector]) -> None:
+    should_fail = {v.id for v in bundled if _custom(v) and _watch_consumers(v)[0]}
+    assert len(should_fail) >= 4
+    results = _results("broken_routers:IgnoresCallIdFilter", bundled)
+    failing = {vector_id for vector_id, r in results.items() if r.status.is_failure}
+    assert failing == should_fail
+    _assert_readable(results, failing, r"outcome \d+: expected kind \S+, got (diff\.update|error)")
+
+
+def test_a_call_built_from_the_consumer_buffer_fails_every_vector_where_they_differ(
+    bundled: list[Vector],
+) -> None:
+    should_fail = {v.id for v in bundled if _custom(v) and _watch_consumers(v)[1]}
+    assert len(should_fail) >= 4
+    results = _results("broken_routers:BuildsCallFromBuffer", bundled)
+    failing = {vector_id for vector_id, r in results.items() if r.status.is_failure}
+    assert failing == should_fail
+    _assert_readable(results, failing, r"outcome \d+: field 'input': expected .*, got .*")
+
+
+def test_a_finish_after_the_call_fails_every_vector_that_finishes_a_consumer(bundled: list[Vector]) -> None:
+    should_fail = {v.id for v in bundled if _custom(v) and _finish_before_call(v)}
+    assert len(should_fail) >= 10
+    results = _results("broken_routers:FinishAfterCall", bundled)
+    failing = {vector_id for vector_id, r in results.items() if r.status.is_failure}
+    assert failing == should_fail
+    _assert_readable(
+        results, failing, r"outcome \d+: expected kind (diff\.update|diff\.finish|error), got tool\.call"
+    )

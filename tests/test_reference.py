@@ -37,6 +37,10 @@ def test_the_core_profile_has_at_least_sixty_vectors(bundled: list[Vector]) -> N
     assert sum(v.profile == "core" for v in bundled) >= 60
 
 
+def test_the_custom_tools_profile_has_at_least_thirty_vectors(bundled: list[Vector]) -> None:
+    assert sum(v.profile == "custom-tools" for v in bundled) >= 30
+
+
 def test_both_tool_call_points_have_their_own_vectors(bundled: list[Vector]) -> None:
     points = {v.options.get("tool_call_point") for v in bundled}
     assert {"output_item_done", "arguments_done"} <= points

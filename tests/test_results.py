@@ -115,14 +115,20 @@ def test_json_equality_keeps_booleans_apart_from_numbers() -> None:
 def test_call_outcomes_move_from_arguments_done_to_the_done_item() -> None:
     events = [
         {"type": "response.output_item.added", "item": {"id": "fc_1"}},
-        {"type": "response.function_call_arguments.done", "item_id": "fc_1"},
+        {"type": "response.custom_tool_call_input.done", "call_id": "call_1"},
         {"type": "response.output_text.delta"},
         {"type": "response.output_item.done", "item": {"id": "fc_1"}},
         {"type": "response.function_call_arguments.done", "item_id": "fc_2"},
     ]
+    mismatch = {"kind": "error", "code": "done_mismatch"}
+    failed = {"kind": "error", "code": "consumer_failed", "item_id": "fc_1", "call_id": "call_1"}
+    finish = {"kind": "diff.finish", "item_id": "fc_1", "call_id": "call_1"}
     call = {"kind": "tool.call", "item_id": "fc_1"}
     orphan = {"kind": "tool.call", "item_id": "fc_2"}
     produced = [
+        Produced(1, mismatch),
+        Produced(1, failed),
+        Produced(1, finish),
         Produced(1, call),
         Produced(2, {"kind": "text.delta"}),
         Produced(3, {"kind": "error"}),
@@ -130,8 +136,11 @@ def test_call_outcomes_move_from_arguments_done_to_the_done_item() -> None:
         Produced("close", {"kind": "end"}),
     ]
     assert to_canonical_point(produced, events) == [
+        Produced(1, mismatch),
         Produced(2, {"kind": "text.delta"}),
         Produced(3, {"kind": "error"}),
+        Produced(3, failed),
+        Produced(3, finish),
         Produced(3, call),
         Produced(4, orphan),
         Produced("close", {"kind": "end"}),

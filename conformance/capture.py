@@ -1,0 +1,430 @@
+"""Checking a recorded stream as its producer must emit it (spec/producer.md).
+
+A capture is read into events (SSE, or JSON Lines), then one pass checks
+each event against the PROD-* requirements and keeps the state they need in
+one place, `_Checker`: the sequence number so far, the terminal event, and
+per item its type, output index, parts and texts. Every violation names the
+event's index (or the end of the stream) and the requirement.
+
+This is a producer tool, not part of the harness that tests implementations:
+it decodes SSE with the reference decoder (streamroute.reference.sse), which
+passes every `sse` vector under every cut, rather than with any
+implementation under test.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from streamroute.reference.fields import loads_strict
+from streamroute.reference.sse import DONE, Decoder
+
+from .schemas import EVENT, first_error
+
+Format = Literal["sse", "jsonl"]
+
+TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete"})
+LIFECYCLE = TERMINAL | {"response.created", "response.queued", "response.in_progress"}
+# The item types each family of item events belongs to (PROD-ITEM-5). An event's family is its type
+# less the last part: `response.output_text.delta` is of `response.output_text`.
+ITEM_TYPES: dict[str, tuple[str, ...]] = {
+    "response.output_text": ("message",),
+    "response.output_text.annotation": ("message",),
+    "response.refusal": ("message",),
+    "response.content_part": ("message", "reasoning"),
+    "response.reasoning_text": ("reasoning",),
+    "response.reasoning": ("reasoning",),
+    "response.reasoning_summary_part": ("reasoning",),
+    "response.reasoning_summary_text": ("reasoning",),
+    "response.function_call_arguments": ("function_call",),
+    "response.custom_tool_call_input": ("custom_tool_call",),
+    "response.mcp_call_arguments": ("mcp_call",),
+    "response.mcp_call": ("mcp_call",),
+    "response.mcp_list_tools": ("mcp_list_tools",),
+    "response.code_interpreter_call_code": ("code_interpreter_call",),
+    "response.code_interpreter_call": ("code_interpreter_call",),
+    "response.file_search_call": ("file_search_call",),
+    "response.web_search_call": ("web_search_call",),
+    "response.image_generation_call": ("image_generation_call",),
+}
+# Part families and the field that indexes their parts (section 6).
+PARTS = {"response.content_part": "content_index", "response.reasoning_summary_part": "summary_index"}
+
+
+@dataclass(frozen=True)
+class TextFamily:
+    """A family of delta/done events streaming one text (section 7)."""
+
+    index: str | None  # the field telling the texts of one item apart
+    complete: str  # the `.done` event's field holding the whole text
+    part: str | None  # the part family the text lives in, if it must be open (PROD-PART-2)
+
+
+TEXTS = {
+    "response.output_text": TextFamily("content_index", "text", "response.content_part"),
+    "response.refusal": TextFamily("content_index", "refusal", "response.content_part"),
+    "response.reasoning_text": TextFamily("content_index", "text", None),
+    "response.reasoning": TextFamily("content_index", "text", None),
+    "response.reasoning_summary_text": TextFamily("summary_index", "text", "response.reasoning_summary_part"),
+    "response.function_call_arguments": TextFamily(None, "arguments", None),
+    "response.custom_tool_call_input": TextFamily(None, "input", None),
+    "response.mcp_call_arguments": TextFamily(None, "arguments", None),
+    "response.code_interpreter_call_code": TextFamily(None, "code", None),
+}
+# A part's type -> the text family that states its text, and the part's field holding it (PROD-DONE-1).
+PART_TEXT = {
+    "output_text": ("response.output_text", "text"),
+    "refusal": ("response.refusal", "refusal"),
+    "reasoning_text": ("response.reasoning_text", "text"),
+    "summary_text": ("response.reasoning_summary_text", "text"),
+}
+# A call item's type -> the text family of its arguments or input, and the item's field holding it.
+CALL_TEXT = {
+    "function_call": ("response.function_call_arguments", "arguments"),
+    "custom_tool_call": ("response.custom_tool_call_input", "input"),
+}
+
+
+@dataclass(frozen=True)
+class Violation:
+    at: int | None  # the event's index; None: the end of the stream
+    requirement: str
+    message: str
+
+    @property
+    def where(self) -> str:
+        return "end of stream" if self.at is None else f"event {self.at}"
+
+
+@dataclass(frozen=True)
+class Captured:
+    """One event as recorded, not yet parsed."""
+
+    data: str  # its JSON text
+    sse_event: str | None = None  # SSE: the value of its `event:` line, if it had one
+    done: bool = False  # SSE: the `[DONE]` sentinel
+
+
+# -- reading a capture -------------------------------------------------------
+
+_ESCAPED_BYTES = re.compile("[\udc80-\udcff]+")
+
+
+def _not_utf8(data: bytes) -> Iterator[int]:
+    """The offset of each run of bytes that are not UTF-8, in one linear pass."""
+    text = data.decode("utf-8", "surrogateescape")  # each such byte becomes one lone surrogate
+    char = offset = 0
+    for run in _ESCAPED_BYTES.finditer(text):
+        offset += len(text[char : run.start()].encode("utf-8", "surrogateescape"))
+        char = run.start()
+        yield offset
+
+
+def read_sse(data: bytes) -> tuple[list[Captured], list[Violation]]:
+    decoder = Decoder()
+    events = []
+    violations: list[Violation] = []
+    position = 0
+    for offset in _not_utf8(data):  # PROD-SSE-1: once per event, at its first such byte
+        events += decoder.feed(data[position:offset])  # the decoder takes any cut: stop right there
+        position = offset
+        if not violations or violations[-1].at != len(events):
+            violations.append(Violation(len(events), "PROD-SSE-1", f"byte {offset} is not UTF-8"))
+    events += decoder.feed(data[position:])
+    if decoder.close():
+        violations.append(Violation(None, "PROD-SSE-2", "the stream ends inside an event"))
+    captured = [Captured(e.data, e.event or None, e.data == DONE) for e in events]
+    # A byte that is not UTF-8 in the unfinished last event belongs to no event.
+    return captured, [
+        v if v.at is None or v.at < len(captured) else Violation(None, v.requirement, v.message)
+        for v in violations
+    ]
+
+
+def read_jsonl(data: bytes) -> tuple[list[Captured], list[Violation]]:
+    # Not str.splitlines(): U+2028 may appear raw inside a JSON string.
+    lines = data.decode("utf-8", "replace").split("\n")
+    return [Captured(line) for line in lines if line.strip()], []
+
+
+def guess_format(data: bytes) -> Format:
+    """JSON Lines start with `{`; an SSE stream with a field name, a comment or a BOM."""
+    return "jsonl" if data.lstrip()[:1] == b"{" else "sse"
+
+
+# -- checking the events -----------------------------------------------------
+
+
+@dataclass
+class _Text:
+    deltas: list[str] = field(default_factory=list)
+    complete: str | None = None  # the `.done` value, once seen
+
+
+@dataclass
+class _Item:
+    type: str
+    output_index: int
+    announced: dict[str, Any]
+    done: bool = False
+    opened: dict[str, int] = field(default_factory=dict)  # part family -> parts opened so far
+    open: dict[str, int] = field(default_factory=dict)  # part family -> index of the open part
+    texts: dict[tuple[str, int | None], _Text] = field(default_factory=dict)
+
+
+def _family(event_type: str) -> str:
+    return event_type.rsplit(".", 1)[0]
+
+
+class _Checker:
+    def __init__(self) -> None:
+        self.violations: list[Violation] = []
+        self.index = 0  # of the event being checked
+        self.first = True  # no event object seen yet
+        self.sequence: int | None = None  # the highest sequence_number so far
+        self.terminal: int | None = None  # the index of the terminal event
+        self.after_done = False
+        self.response_id: str | None = None
+        self.items: dict[str, _Item] = {}
+
+    def report(self, requirement: str, message: str) -> None:
+        self.violations.append(Violation(self.index, requirement, message))
+
+    def take(self, index: int, captured: Captured) -> None:
+        self.index = index
+        if self.after_done:
+            self.report("PROD-SSE-4", "an event after [DONE]")
+            return
+        if captured.done:
+            self.after_done = True
+            if self.terminal is None:
+                self.report("PROD-SSE-4", "[DONE] before the terminal event")
+            return
+        try:
+            event = loads_strict(captured.data)
+        except (ValueError, RecursionError) as exc:
+            self.report("PROD-EVT-1", f"not JSON: {exc}")
+            return
+        if not isinstance(event, dict):
+            self.report("PROD-EVT-1", f"a JSON {type(event).__name__}, not an object")
+            return
+        event_type = event.get("type")
+        if (
+            captured.sse_event is not None
+            and isinstance(event_type, str)
+            and captured.sse_event != event_type
+        ):
+            self.report("PROD-SSE-3", f"`event: {captured.sse_event}` for an event of type {event_type}")
+        problem = first_error(EVENT, event)
+        if problem is not None:
+            self.report("PROD-EVT-2", problem)
+        placed = isinstance(event_type, str) and self._in_place(event_type, event.get("sequence_number"))
+        if placed and problem is None:  # a valid event has a string type
+            self._route(event["type"], event)
+
+    def finish(self) -> None:
+        if self.terminal is None:
+            self.violations.append(Violation(None, "PROD-LIFE-2", "no terminal event"))
+
+    # -- the event's place in the stream: sections 3 and 4 -------------------
+
+    def _in_place(self, event_type: str, sequence: object) -> bool:
+        """Check what needs only the type and sequence number; False after the terminal event."""
+        if self.first:
+            self.first = False
+            if event_type != "response.created":
+                self.report("PROD-LIFE-1", f"the first event is {event_type}, not response.created")
+        if self.terminal is not None:
+            if event_type in TERMINAL:
+                self.report("PROD-LIFE-2", f"a second terminal event, after event {self.terminal}")
+            else:
+                self.report("PROD-LIFE-3", f"{event_type} after the terminal event {self.terminal}")
+            return False
+        if isinstance(sequence, int) and not isinstance(sequence, bool):
+            if self.sequence is not None and sequence <= self.sequence:
+                self.report("PROD-SEQ-1", f"sequence_number {sequence} does not exceed {self.sequence}")
+            elif self.sequence is not None and sequence != self.sequence + 1:
+                missing = sequence - self.sequence - 1
+                self.report(
+                    "PROD-SEQ-2", f"sequence_number {sequence} follows {self.sequence}: {missing} missing"
+                )
+            self.sequence = sequence if self.sequence is None else max(self.sequence, sequence)
+        if event_type in TERMINAL:
+            self.terminal = self.index
+        return True
+
+    # -- what the event says: sections 4 to 7 (valid events only) ------------
+
+    def _route(self, event_type: str, event: dict[str, Any]) -> None:
+        if event_type in LIFECYCLE:
+            self._lifecycle(event_type, event["response"])
+        elif event_type == "response.output_item.added":
+            self._item_added(event["item"], event["output_index"])
+        elif event_type == "response.output_item.done":
+            self._item_done(event["item"], event["output_index"])
+        elif _family(event_type) in ITEM_TYPES:
+            item = self._item(event_type, event)
+            if item is not None:
+                self._item_event(item, event_type, event)
+
+    def _lifecycle(self, event_type: str, response: dict[str, Any]) -> None:
+        if self.response_id is None:
+            self.response_id = response["id"]
+        elif response["id"] != self.response_id:  # PROD-LIFE-4
+            self.report("PROD-LIFE-4", f"response id {response['id']!r}, not {self.response_id!r}")
+        if event_type != "response.completed":
+            return
+        open_items = [item_id for item_id, item in self.items.items() if not item.done]
+        if open_items:
+            self.report("PROD-LIFE-5", f"response.completed while {', '.join(open_items)} is not done")
+        done = sorted(self.items, key=lambda item_id: self.items[item_id].output_index)
+        listed = [item.get("id") for item in response["output"]]
+        if listed != done:
+            self.report("PROD-LIFE-5", f"response.output lists {listed}, the stream's items are {done}")
+
+    def _item_added(self, item: dict[str, Any], output_index: int) -> None:
+        if item["id"] in self.items:
+            self.report("PROD-ITEM-1", f"item {item['id']!r} is announced again")
+            return
+        if output_index != len(self.items):
+            self.report(
+                "PROD-ITEM-2", f"item {item['id']!r} has output_index {output_index}, not {len(self.items)}"
+            )
+        self.items[item["id"]] = _Item(item["type"], output_index, item)
+
+    def _item(self, event_type: str, event: dict[str, Any]) -> _Item | None:
+        """The item an item event names, or None when it is not in a state to take events."""
+        item = self.items.get(event["item_id"])
+        if item is None:
+            self.report("PROD-ITEM-1", f"{event_type} for item {event['item_id']!r}, never announced")
+            return None
+        if item.done:
+            self.report("PROD-ITEM-4", f"{event_type} for item {event['item_id']!r}, already done")
+            return None
+        if event["output_index"] != item.output_index:
+            self.report(
+                "PROD-ITEM-3",
+                f"output_index {event['output_index']} for item {event['item_id']!r} at {item.output_index}",
+            )
+        if item.type not in ITEM_TYPES[_family(event_type)]:
+            self.report("PROD-ITEM-5", f"{event_type} for {item.type} item {event['item_id']!r}")
+            return None
+        return item
+
+    def _item_event(self, item: _Item, event_type: str, event: dict[str, Any]) -> None:
+        family = _family(event_type)
+        if family in PARTS:
+            index = event[PARTS[family]]
+            if event_type.endswith(".added"):
+                self._part_added(item, family, index)
+            else:
+                self._part_done(item, family, index, event["part"])
+        elif family in TEXTS:
+            self._text_event(item, family, event_type, event)
+
+    def _part_added(self, item: _Item, family: str, index: int) -> None:
+        expected = item.opened.get(family, 0)
+        if family in item.open:
+            self.report("PROD-PART-1", f"part {index} opens while part {item.open[family]} is open")
+        elif index != expected:
+            self.report("PROD-PART-1", f"part {index} opens, part {expected} was next")
+        item.opened[family] = max(expected, index + 1)
+        item.open[family] = index
+
+    def _part_done(self, item: _Item, family: str, index: int, part: dict[str, Any]) -> None:
+        if item.open.get(family) != index:
+            self.report("PROD-PART-1", f"part {index} closes but is not open")
+            return
+        del item.open[family]
+        for (text_family, text_index), text in item.texts.items():
+            if TEXTS[text_family].part == family and text_index == index and text.complete is None:
+                self.report("PROD-TEXT-1", f"part {index} closes before its {text_family}.done")
+        self._agrees(item, part, f"the done part {index}", index)
+
+    def _text_event(self, item: _Item, family: str, event_type: str, event: dict[str, Any]) -> None:
+        spec = TEXTS[family]
+        index = None if spec.index is None else event.get(spec.index, 0)
+        if spec.part is not None and item.open.get(spec.part) != index:
+            self.report("PROD-PART-2", f"{event_type} for part {index}, which is not open")
+            return
+        text = item.texts.setdefault((family, index), _Text())
+        if event_type.endswith(".delta"):
+            if text.complete is not None:
+                self.report("PROD-TEXT-1", f"{event_type} after {family}.done")
+                return
+            text.deltas.append(event["delta"])
+        elif event_type.endswith(".done"):
+            if text.complete is not None:
+                self.report("PROD-TEXT-1", f"a second {event_type}")
+                return
+            text.complete = event[spec.complete]
+            joined = "".join(text.deltas)
+            if text.deltas and joined != text.complete:
+                self.report("PROD-TEXT-2", f"{event_type} states {text.complete!r}, the deltas {joined!r}")
+
+    def _item_done(self, done: dict[str, Any], output_index: int) -> None:
+        item = self.items.get(done["id"])
+        if item is None:
+            self.report("PROD-ITEM-1", f"output_item.done for item {done['id']!r}, never announced")
+            return
+        if item.done:
+            self.report("PROD-ITEM-4", f"item {done['id']!r} is done again")
+            return
+        item.done = True
+        if output_index != item.output_index or done["type"] != item.type:
+            self.report(
+                "PROD-ITEM-3",
+                f"done as {done['type']} at output_index {output_index}, "
+                f"announced as {item.type} at {item.output_index}",
+            )
+        for index in item.open.values():
+            self.report("PROD-PART-1", f"item {done['id']!r} is done while its part {index} is open")
+        for (family, _), text in item.texts.items():
+            if text.deltas and text.complete is None:
+                self.report("PROD-TEXT-1", f"item {done['id']!r} is done before its {family}.done")
+        if item.type == "message":
+            for index, part in enumerate(done["content"]):
+                self._agrees(item, part, f"content part {index} of the done item", index)
+        elif item.type in CALL_TEXT:
+            text_family, name = CALL_TEXT[item.type]
+            self._compare(item, text_family, None, done[name], f"the done item's {name}")
+            for name in ("call_id", "name"):
+                if done[name] != item.announced[name]:
+                    self.report(
+                        "PROD-DONE-1",
+                        f"the done item's {name} is {done[name]!r}, announced {item.announced[name]!r}",
+                    )
+
+    def _agrees(self, item: _Item, part: dict[str, Any], what: str, index: int) -> None:
+        if part["type"] in PART_TEXT:
+            text_family, name = PART_TEXT[part["type"]]
+            self._compare(item, text_family, index, part[name], f"{what}'s {name}")
+
+    def _compare(self, item: _Item, family: str, index: int | None, stated: str, what: str) -> None:
+        """PROD-DONE-1: a complete state against the text's `.done`, when it came."""
+        text = item.texts.get((family, index))
+        if text is not None and text.complete is not None and stated != text.complete:
+            self.report("PROD-DONE-1", f"{what} is {stated!r}, {family}.done stated {text.complete!r}")
+
+
+@dataclass(frozen=True)
+class CaptureReport:
+    format: Format
+    events: int
+    violations: list[Violation]
+
+
+def check_capture(data: bytes, format: Format | None = None) -> CaptureReport:
+    """Every violation of spec/producer.md in a capture, in stream order."""
+    chosen = format or guess_format(data)
+    captured, violations = read_sse(data) if chosen == "sse" else read_jsonl(data)
+    checker = _Checker()
+    for index, event in enumerate(captured):
+        checker.take(index, event)
+    checker.finish()
+    found = violations + checker.violations
+    found.sort(key=lambda v: (v.at is None, v.at or 0))  # stable: one event's in the order found
+    return CaptureReport(chosen, len(captured), found)

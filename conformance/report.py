@@ -1,0 +1,143 @@
+"""A run's totals, and its JSON Lines report (spec/report.schema.json).
+
+A report is a header (suite, protocol and implementation), one line per vector
+run and per vector file that could not be used, and a footer with the totals.
+`streamroute summary`, `badge` and `baseline` read it back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from .protocol import PROTOCOL_VERSION
+from .results import Result, Status
+from .schemas import REPORT, first_error
+from .suite import Suite
+from .vectors import Vector
+
+
+@dataclass(frozen=True)
+class Totals:
+    counts: Counter[Status]
+    bad_files: int
+    deselected: int
+
+    @property
+    def vectors(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def failed(self) -> bool:
+        """What fails a run: a failed or errored vector, a bad vector file, or no vector at all."""
+        return any(self.counts[s] for s in Status if s.is_failure) or bool(self.bad_files) or not self.vectors
+
+    def describe(self) -> str:
+        parts = [
+            f"{self.counts[status]} {status.value}"
+            for status in Status
+            if self.counts[status] or status in (Status.PASSED, Status.FAILED, Status.ERRORED)
+        ]
+        if self.bad_files:
+            parts.append(f"{self.bad_files} bad vector files")
+        if self.deselected:
+            parts.append(f"{self.deselected} deselected")
+        return ", ".join(parts)
+
+
+class ReportError(Exception):
+    """A report that cannot be read: reported in one line."""
+
+
+def write_report(
+    path: Path,
+    suite: Suite,
+    results: Sequence[tuple[Vector, Result]],
+    totals: Totals,
+    started: datetime,
+    seconds: float,
+) -> None:
+    header = {
+        "line": "header",
+        "suite": {"name": "streamroute", "version": version("streamroute")},
+        "protocol": PROTOCOL_VERSION,
+        "implementation": suite.implementation.info,
+        "started": started.isoformat(timespec="seconds"),
+    }
+    vectors = [
+        {
+            "line": "vector",
+            "id": vector.id,
+            "profile": vector.profile,
+            "level": vector.level,
+            "status": result.status.value,
+            "message": result.message,
+            "details": result.details,
+            "listed": suite.listed(vector),
+        }
+        for vector, result in results
+    ]
+    file_errors = [
+        {"line": "file_error", "path": str(error.path), "message": error.message}
+        for error in suite.file_errors
+    ]
+    footer = {
+        "line": "footer",
+        "totals": {status.value: totals.counts[status] for status in Status},
+        "bad_files": totals.bad_files,
+        "deselected": totals.deselected,
+        "seconds": round(seconds, 3),
+    }
+    lines = [header, *vectors, *file_errors, footer]
+    try:
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"cannot write the report: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class Report:
+    header: dict[str, Any]
+    vectors: list[dict[str, Any]]
+    file_errors: list[dict[str, Any]]
+    footer: dict[str, Any]
+
+    @classmethod
+    def load(cls, path: Path) -> Report:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ReportError(f"cannot read the report: {exc}") from exc
+        lines: list[dict[str, Any]] = []
+        for number, line in enumerate(text.splitlines(), 1):
+            try:
+                data = json.loads(line)
+            except ValueError as exc:
+                raise ReportError(f"{path}:{number}: not JSON: {exc}") from exc
+            problem = first_error(REPORT, data)
+            if problem is not None:
+                raise ReportError(f"{path}:{number}: not a report line: {problem}")
+            lines.append(data)
+        kinds = [line["line"] for line in lines]
+        if not kinds or kinds[0] != "header" or "header" in kinds[1:]:
+            raise ReportError(f"{path}: a report starts with its one header line")
+        if kinds[-1] != "footer" or "footer" in kinds[:-1]:
+            raise ReportError(f"{path}: incomplete report: it must end with its one footer line")
+        body = lines[1:-1]
+        return cls(
+            lines[0],
+            [line for line in body if line["line"] == "vector"],
+            [line for line in body if line["line"] == "file_error"],
+            lines[-1],
+        )
+
+    @property
+    def totals(self) -> Totals:
+        counts = Counter({Status(name): count for name, count in self.footer["totals"].items()})
+        return Totals(counts, self.footer["bad_files"], self.footer["deselected"])

@@ -1,0 +1,157 @@
+"""The call ledger: the executor's one piece of durable state (spec/execution.md).
+
+One `Record` per call id, the call's audit record. The executor changes a
+record only through `Ledger`, whose writes are each one transaction:
+`insert` claims a call id (it fails when the id is known), `update` moves a
+record only if it is still in the state the executor read (compare-and-set).
+Those two are what make a call run at most once, whoever else shares the
+ledger and however often the process restarts.
+
+`SqliteLedger` is the default: an embedded SQLite database (standard library
+`sqlite3`) in WAL mode, synchronous=FULL so that a committed move survives a
+power cut, not only a killed process. `MemoryLedger` is for tests. An
+application with its own store implements the five methods of `Ledger`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+State = Literal["STREAMING", "TOOL_READY", "TOOL_RUNNING", "TOOL_SUCCEEDED", "FAILED", "CANCELLED"]
+# The states a record can be in and still move: STREAMING is never recorded,
+# and TOOL_SUCCEEDED, FAILED and CANCELLED are final (EXEC-STATE-3).
+UNFINISHED: tuple[State, ...] = ("TOOL_READY", "TOOL_RUNNING")
+
+
+@dataclass(frozen=True)
+class Record:
+    """The audit record of one call (EXEC-AUDIT-1): the complete call, never its deltas."""
+
+    call_id: str
+    item_id: str
+    name: str
+    tool_type: str  # function or custom
+    consumer: str  # who made the last move: a restart recovers only its own calls
+    state: State = "STREAMING"
+    namespace: str | None = None
+    arguments: dict[str, Any] | None = None  # function calls
+    input: str | None = None  # custom calls
+    requires_approval: bool = False
+    started: bool = False
+    result: Any = None
+    code: str | None = None
+    message: str | None = None
+    pointer: str | None = None  # the fault of invalid_arguments
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Record:
+        return cls(**json.loads(text))
+
+
+class Ledger(Protocol):
+    def get(self, call_id: str) -> Record | None: ...
+
+    def insert(self, record: Record) -> bool:
+        """Store a record of a new call id; False, storing nothing, if the id is known."""
+        ...
+
+    def update(self, record: Record, expected: State) -> bool:
+        """Replace the record of its call id if that is still in `expected`; else False."""
+        ...
+
+    def records(self) -> list[Record]:
+        """Every record, in the order they were inserted."""
+        ...
+
+    def unfinished(self) -> list[Record]:
+        """The records not in a final state, in the order they were inserted."""
+        ...
+
+
+class MemoryLedger:
+    """A ledger in a dict: as long-lived as the object (tests, and the in-process examples)."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, Record] = {}  # insertion-ordered
+
+    def get(self, call_id: str) -> Record | None:
+        return self._records.get(call_id)
+
+    def insert(self, record: Record) -> bool:
+        if record.call_id in self._records:
+            return False
+        self._records[record.call_id] = record
+        return True
+
+    def update(self, record: Record, expected: State) -> bool:
+        current = self._records.get(record.call_id)
+        if current is None or current.state != expected:
+            return False
+        self._records[record.call_id] = record
+        return True
+
+    def records(self) -> list[Record]:
+        return list(self._records.values())
+
+    def unfinished(self) -> list[Record]:
+        return [record for record in self._records.values() if record.state in UNFINISHED]
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    seq INTEGER PRIMARY KEY,
+    call_id TEXT NOT NULL UNIQUE,
+    state TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS calls_by_state ON calls (state);
+"""
+
+
+class SqliteLedger:
+    """A ledger in an SQLite database file; every write is one autocommitted statement."""
+
+    def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
+        # isolation_level=None: no implicit transactions, so each statement
+        # commits on its own; `timeout` waits out another consumer's write.
+        self._db = sqlite3.connect(str(path), timeout=timeout, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(_SCHEMA)
+
+    def get(self, call_id: str) -> Record | None:
+        row = self._db.execute("SELECT record FROM calls WHERE call_id = ?", (call_id,)).fetchone()
+        return None if row is None else Record.from_json(row[0])
+
+    def insert(self, record: Record) -> bool:
+        cursor = self._db.execute(
+            "INSERT INTO calls (call_id, state, record) VALUES (?, ?, ?) ON CONFLICT (call_id) DO NOTHING",
+            (record.call_id, record.state, record.to_json()),
+        )
+        return cursor.rowcount == 1
+
+    def update(self, record: Record, expected: State) -> bool:
+        cursor = self._db.execute(
+            "UPDATE calls SET state = ?, record = ? WHERE call_id = ? AND state = ?",
+            (record.state, record.to_json(), record.call_id, expected),
+        )
+        return cursor.rowcount == 1
+
+    def records(self) -> list[Record]:
+        rows = self._db.execute("SELECT record FROM calls ORDER BY seq")
+        return [Record.from_json(text) for (text,) in rows]
+
+    def unfinished(self) -> list[Record]:
+        rows = self._db.execute("SELECT record FROM calls WHERE state IN (?, ?) ORDER BY seq", UNFINISHED)
+        return [Record.from_json(text) for (text,) in rows]
+
+    def close(self) -> None:
+        self._db.close()

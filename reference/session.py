@@ -1,0 +1,96 @@
+"""A router and the reference executor, as an execution vector drives them.
+
+The glue between the harness and `Executor` (spec/execution.md section 11):
+it builds the tools a vector declares, tells control steps from events, and
+restarts the way the spec says a process restarts. Each session has its own
+SQLite ledger in a new temporary directory; `restart` closes it and drops the
+router, the executor and the turn, then rebuilds all three from the ledger
+file alone, as a new process would.
+"""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .executor import PENDING, Executor, Tool
+from .ledger import SqliteLedger
+from .router import Outcome, Router
+
+
+def is_control(step: object) -> bool:
+    """A control step is an object with a string `control` and no `type`."""
+    return isinstance(step, dict) and isinstance(step.get("control"), str) and "type" not in step
+
+
+class ToolFailure(Exception):
+    """What a declared tool with `fails` raises."""
+
+
+def declared_tool(declared: Mapping[str, Any]) -> Tool | None:
+    """The tool a vector declares, or None when it is not on the allow-list."""
+    if not declared.get("allow", True):
+        return None
+    permitted = bool(declared.get("permitted", True))
+
+    def run(payload: Any) -> Any:
+        if "fails" in declared:
+            raise ToolFailure(declared["fails"])
+        if declared.get("pending"):
+            return PENDING
+        return copy.deepcopy(declared.get("result"))
+
+    return Tool(
+        name=declared["name"],
+        run=run,
+        type=declared["type"],
+        namespace=declared.get("namespace"),
+        parameters=declared.get("parameters"),
+        requires_approval=bool(declared.get("requires_approval", False)),
+        permit=lambda payload: permitted,
+    )
+
+
+class ExecutionSession:
+    """One vector's stream: `feed` takes events and control steps, `close` ends it."""
+
+    def __init__(self, new_router: Callable[[], Router], declared: Sequence[Mapping[str, Any]]) -> None:
+        self._new_router = new_router
+        self._tools = [tool for tool in map(declared_tool, declared) if tool is not None]
+        self._directory = tempfile.TemporaryDirectory(prefix="streamroute-execution-")
+        self._start()
+
+    def _open_ledger(self) -> SqliteLedger:
+        return SqliteLedger(Path(self._directory.name) / "calls.db")
+
+    def _start(self) -> None:
+        self._ledger = self._open_ledger()
+        self._executor = Executor(self._tools, self._ledger)
+        self._router = self._new_router()
+
+    def feed(self, step: Any) -> list[Outcome]:
+        if not is_control(step):
+            return self._executor.feed(self._router.feed(step))
+        control = step["control"]
+        if control == "cancel":
+            return self._executor.cancel()
+        if control == "approve":
+            return self._executor.approve(step["call_id"])
+        if control == "deny":
+            return self._executor.deny(step["call_id"])
+        if control == "audit":
+            return self._executor.audit()
+        if control == "restart":
+            self._ledger.close()  # no goodbye: every move is already committed
+            self._start()
+            return self._executor.recover()
+        raise ValueError(f"unknown control step {control!r}")
+
+    def close(self) -> list[Outcome]:
+        outcomes = self._executor.feed(self._router.close())
+        self._ledger.close()
+        self._directory.cleanup()
+        return outcomes

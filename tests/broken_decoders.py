@@ -1,0 +1,132 @@
+"""Deliberately broken SSE decoders: each makes one mistake hand-written parsers make.
+
+Each is the reference `ByteRouter` with one behaviour changed, so it fails
+exactly the `sse` vectors that check that behaviour and passes the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from streamroute.reference import Outcome, Router
+from streamroute.reference.sse import DONE, ByteRouter, Decoder, Event
+
+
+class _Miniature(ByteRouter):
+    profiles = ("sse",)
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(Router())
+
+
+class DecodesEachChunk(_Miniature):
+    """Decodes every chunk as UTF-8 on its own: a character cut between two reads becomes U+FFFD."""
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        return super().feed_bytes(chunk.decode("utf-8", "replace").encode("utf-8"))
+
+
+class IgnoresCr(_Miniature):
+    """Splits lines at LF only and drops every CR: a lone CR ends no line."""
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        return super().feed_bytes(chunk.replace(b"\r", b""))
+
+
+class ForgetsCrBetweenChunks(_Miniature):
+    """A CR at the end of one chunk and the LF starting the next are two line breaks."""
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        self._decoder._after_cr = False
+        return super().feed_bytes(chunk)
+
+
+class KeepsBom(_Miniature):
+    """Never strips the byte order mark."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self._decoder._started = True
+
+
+class WaitsForLf(_Miniature):
+    """Holds a chunk's final CR until it knows whether an LF follows: the last event waits for close."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.held = b""
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        chunk, self.held = self.held + chunk, b""
+        if chunk.endswith(b"\r"):
+            chunk, self.held = chunk[:-1], b"\r"
+        return super().feed_bytes(chunk)
+
+    def close(self) -> list[Outcome]:
+        late = [outcome for outcomes in super().feed_bytes(self.held) for outcome in outcomes]
+        return late + super().close()
+
+
+class FlushesAtClose(_Miniature):
+    """Dispatches the unterminated last event at the end of the stream."""
+
+    def close(self) -> list[Outcome]:
+        late = [outcome for outcomes in super().feed_bytes(b"\n\n") for outcome in outcomes]
+        return late + super().close()
+
+
+class _JoinsWithoutLf(Decoder):
+    def _dispatch(self, events: list[Event]) -> None:
+        self._data[:] = ["".join(self._data)] if self._data else []
+        super()._dispatch(events)
+
+
+class JoinsDataWithoutLf(_Miniature):
+    """Concatenates an event's data lines without the LF between them."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self._decoder = _JoinsWithoutLf()
+
+
+class _DispatchesEmpty(Decoder):
+    def _dispatch(self, events: list[Event]) -> None:
+        if not self._data:
+            events.append(Event(""))
+        super()._dispatch(events)
+
+
+class DispatchesEventsWithoutData(_Miniature):
+    """Dispatches at every empty line, data or not: keep-alives become events."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self._decoder = _DispatchesEmpty()
+
+
+class DoesNotKnowDone(_Miniature):
+    """Parses `[DONE]` as JSON like any data, and routes what follows."""
+
+    def _route(self, event: Event) -> list[Outcome]:
+        return super()._route(Event("[DONE] ") if event.data == DONE else event)
+
+
+class RoutesByEventLine(_Miniature):
+    """Takes the type from the SSE `event:` line when there is one."""
+
+    def _route(self, event: Event) -> list[Outcome]:
+        parsed = json.loads(event.data) if event.event and event.data.startswith("{") else None
+        if isinstance(parsed, dict):
+            event = Event(json.dumps({**parsed, "type": event.event}), event.event, event.id)
+        return super()._route(event)
+
+
+class StopsAtBadData(_Miniature):
+    """Raises on data that is not JSON, as `json.loads` does when nobody catches it."""
+
+    def _route(self, event: Event) -> list[Outcome]:
+        if event.data != DONE:
+            json.loads(event.data)
+        return super()._route(event)

@@ -1,0 +1,347 @@
+"""The sse profile: the reference decoder, the harness under every cut, and checks that can fail."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import itertools
+import json
+import os
+import random
+import shlex
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import write_vector
+from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.protocol import ProtocolImplementation
+from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.vectors import Vector, VectorFileError, load_file, load_vectors
+from streamroute.reference import Outcome, Router
+from streamroute.reference.sse import ByteRouter, Decoder, Event
+
+KiB = 1024
+MB = 1_000_000
+SINGLE_BYTES = [bytes([value]) for value in range(256)]
+
+
+def _sse(bundled: list[Vector]) -> list[Vector]:
+    return [v for v in bundled if v.profile == "sse"]
+
+
+def _decode(stream: bytes, offsets: Iterable[int]) -> tuple[list[Event], bool]:
+    decoder = Decoder()
+    bounds = [0, *offsets, len(stream)]
+    events = [event for start, end in itertools.pairwise(bounds) for event in decoder.feed(stream[start:end])]
+    return events, decoder.close()
+
+
+# -- the decoder -----------------------------------------------------------------
+
+
+def test_the_sse_profile_has_at_least_25_vectors_each_cut_two_ways_one_byte_at_a_time(
+    bundled: list[Vector],
+) -> None:
+    vectors = _sse(bundled)
+    assert len(vectors) >= 25
+    assert all(len(v.cuts()) >= 2 and v.cuts()[0].label == "every byte" for v in vectors)
+
+
+def test_random_cuts_decode_every_bundled_stream_the_same(bundled: list[Vector]) -> None:
+    shuffle = random.Random(4)
+    for vector in _sse(bundled):
+        stream = vector.stream
+        assert stream is not None
+        whole = _decode(stream, [])
+        for _ in range(20):
+            offsets = sorted(shuffle.randrange(len(stream) + 1) for _ in range(shuffle.randrange(1, 12)))
+            assert _decode(stream, offsets) == whole, (vector.id, offsets)
+
+
+def test_fields_and_dispatch() -> None:
+    stream = (
+        b"\xef\xbb\xbfid: 7\r\nevent: x\r\ndata: a\r\ndata:b\r\n: c\r\nretry: 1\r\n\r\ndata\n\nevent: y\n\n"
+    )
+    events, unfinished = _decode(stream, [])
+    assert events == [Event("a\nb", "x", "7"), Event("", "", "7")]
+    assert not unfinished
+
+
+@pytest.mark.parametrize("tail", [b"data: x\n", b"data: x", b": ping"])
+def test_close_says_when_the_stream_ended_inside_an_event(tail: bytes) -> None:
+    events, unfinished = _decode(b"data: 1\n\n" + tail, [3])
+    assert events == [Event("1")]
+    assert unfinished
+
+
+# -- one byte at a time, and linear cost -----------------------------------------
+
+
+def _block(number: int) -> bytes:
+    """About 1 KB of a response: CRLF, CR and LF lines, keep-alives, multi-line data, multi-byte text."""
+    delta = {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0}
+    texts = [f"Block {number}: ", "naïve café, ", "日本語 🎉 ", 'and a "quote"\n']
+    lines = [f": keep-alive {number}\r\n"]
+    for index, text in enumerate(texts):
+        event = json.dumps({**delta, "sequence_number": 4 * number + index + 2, "delta": text})
+        head, tail = event[: len(event) // 2], event[len(event) // 2 :]
+        ending = ("\r\n", "\n", "\r", "\n")[index]
+        lines.append(f"event: {delta['type']}{ending}data: {head}{ending}data: {tail}{ending}{ending}")
+    arguments = json.dumps({"type": "acme:usage", "sequence_number": 0, "note": "x" * 200})
+    lines.append(f"data: {arguments}\n\n")
+    return "".join(lines).encode("utf-8")
+
+
+def _stream(size: int) -> bytes:
+    created = {"type": "response.created", "sequence_number": 0, "response": {"id": "resp_1"}}
+    added = {
+        "type": "response.output_item.added",
+        "sequence_number": 1,
+        "output_index": 0,
+        "item": {"id": "msg_1", "type": "message", "role": "assistant", "content": []},
+    }
+    completed = {"type": "response.completed", "sequence_number": 9, "response": {"id": "resp_1"}}
+    head = f"data: {json.dumps(created)}\n\ndata: {json.dumps(added)}\n\n".encode()
+    tail = f"data: {json.dumps(completed)}\n\n".encode()
+    blocks, number = [], 0
+    length = len(head) + len(tail)
+    while length < size:
+        blocks.append(_block(number))
+        length += len(blocks[-1])
+        number += 1
+    return head + b"".join(blocks) + tail
+
+
+def _route(chunks: Iterable[bytes]) -> tuple[str, int]:
+    """A digest of every outcome with its SSE event's index, and how many outcomes there were."""
+    router = ByteRouter(Router())
+    digest = hashlib.sha256()
+    count = index = 0
+    for chunk in chunks:
+        for outcomes in router.feed_bytes(chunk):
+            digest.update(json.dumps([index, outcomes], sort_keys=True).encode())
+            count += len(outcomes)
+            index += 1
+    closing = router.close()
+    digest.update(json.dumps(["close", closing], sort_keys=True).encode())
+    assert closing[-1] == {"kind": "end", "status": "completed"}
+    return digest.hexdigest(), count + len(closing)
+
+
+def _one_byte_at_a_time(stream: bytes) -> Iterable[bytes]:
+    return (SINGLE_BYTES[value] for value in stream)
+
+
+def _in_chunks(stream: bytes, size: int) -> Iterable[bytes]:
+    view = memoryview(stream)
+    return (bytes(view[start : start + size]) for start in range(0, len(stream), size))
+
+
+def _one_byte_equals_64k(size: int) -> None:
+    stream = _stream(size)
+    by_chunks = _route(_in_chunks(stream, 64 * KiB))
+    assert by_chunks[1] > size // 300  # it did route: about 4 text deltas and 1 extension a KB
+    assert _route(_one_byte_at_a_time(stream)) == by_chunks
+
+
+def test_5_mb_one_byte_at_a_time_and_in_64_kib_chunks_route_the_same() -> None:
+    _one_byte_equals_64k(5 * MB)
+
+
+@pytest.mark.skipif(
+    not os.environ.get("STREAMROUTE_STRESS"), reason="set STREAMROUTE_STRESS=1 (tox -e stress)"
+)
+def test_50_mb_one_byte_at_a_time_and_in_64_kib_chunks_route_the_same() -> None:
+    _one_byte_equals_64k(50 * MB)
+
+
+def _seconds(work: Callable[[], object]) -> float:
+    """The best of three, with the garbage collector off, as `timeit` measures."""
+    best = float("inf")
+    gc.disable()
+    try:
+        for _ in range(3):
+            start = time.perf_counter()
+            work()
+            best = min(best, time.perf_counter() - start)
+    finally:
+        gc.enable()
+    return best
+
+
+def _long_line(size: int) -> bytes:
+    event = {"type": "acme:blob", "sequence_number": 0, "blob": "é" * (size // 2)}
+    return f"data: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
+
+
+def _many_data_lines(size: int) -> bytes:
+    return b"data: [\n" + b"data: 1,\n" * (size // 9) + b"data: 1]\n\n"
+
+
+# Each shape: how to make a stream of about n bytes, how to cut it, and n for the smaller size.
+SHAPES: dict[str, tuple[Callable[[int], bytes], Callable[[bytes], Iterable[bytes]], int]] = {
+    "many events, one byte a chunk": (_stream, _one_byte_at_a_time, 100_000),
+    "many events, 64 KiB chunks": (_stream, lambda stream: _in_chunks(stream, 64 * KiB), 2 * MB),
+    "one long line, one byte a chunk": (_long_line, _one_byte_at_a_time, 100_000),
+    "one event of many data lines, 7-byte chunks": (
+        _many_data_lines,
+        lambda stream: _in_chunks(stream, 7),
+        100_000,
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_cost_is_linear(shape: str) -> None:
+    """Four times the bytes cost about four times as much: a quadratic decoder would cost sixteen."""
+    make, cut, size = SHAPES[shape]
+
+    def decode(stream: bytes) -> Callable[[], None]:
+        def work() -> None:
+            router = ByteRouter(Router())
+            for chunk in cut(stream):
+                router.feed_bytes(chunk)
+
+        return work
+
+    ratio = _seconds(decode(make(4 * size))) / _seconds(decode(make(size)))
+    assert ratio < 8, f"{shape}: 4x the input cost {ratio:.1f}x the time"
+
+
+# -- the harness -----------------------------------------------------------------
+
+
+def test_the_reference_passes_every_sse_vector_over_the_adapter_protocol(bundled: list[Vector]) -> None:
+    command = shlex.join([sys.executable, "-m", "streamroute.reference.serve"])
+    implementation = ProtocolImplementation.start(command, timeout=30)
+    in_process = PythonImplementation.load("streamroute.reference.adapter:router")
+    try:
+        for vector in _sse(bundled):
+            assert run_vector(implementation, vector).status is Status.PASSED, vector.id
+            for cut in vector.cuts():
+                assert implementation.produce_stream(vector, cut.chunks) == in_process.produce_stream(
+                    vector, cut.chunks
+                )
+    finally:
+        implementation.close()
+
+
+BROKEN = {
+    "DecodesEachChunk": {
+        "chunks/function-call-arguments-cut-everywhere",
+        "lines/bom-stripped",
+        "utf8/invalid-bytes-replaced",
+        "utf8/multibyte-cut-between-reads",
+    },
+    "IgnoresCr": {"chunks/dispatch-on-final-cr", "lines/cr-line-endings", "lines/mixed-line-endings"},
+    "ForgetsCrBetweenChunks": {"lines/crlf-split-inside-multi-line-data"},
+    "KeepsBom": {"lines/bom-stripped"},
+    "WaitsForLf": {"chunks/dispatch-on-final-cr", "lines/cr-line-endings"},
+    "FlushesAtClose": {"events/partial-last-line-dropped", "events/unterminated-event-dropped"},
+    "JoinsDataWithoutLf": {"fields/multi-line-data"},
+    "DispatchesEventsWithoutData": {
+        "events/blank-lines-between-events",
+        "events/empty-data-dispatches",
+        "fields/comments-as-keep-alives",
+        "fields/id-and-retry-change-nothing",
+        "fields/unknown-and-nameless-fields",
+        "lines/bom-only-once",
+    },
+    "DoesNotKnowDone": {"data/done-sentinel", "data/done-without-terminal-event", "data/events-after-done"},
+    "RoutesByEventLine": {"fields/event-line-disagrees-with-type"},
+    "StopsAtBadData": {
+        "data/data-that-is-not-json",
+        "data/events-after-done",
+        "events/empty-data-dispatches",
+        "fields/multi-line-data",
+    },
+}
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_each_broken_decoder_fails_exactly_the_vectors_that_check_its_mistake(
+    name: str, bundled: list[Vector]
+) -> None:
+    implementation = PythonImplementation.load(f"broken_decoders:{name}")
+    results = {v.id.removeprefix("sse/"): run_vector(implementation, v) for v in _sse(bundled)}
+    assert {vector_id for vector_id, r in results.items() if r.status.is_failure} == BROKEN[name]
+
+
+class _OneEventTooMany(ByteRouter):
+    """Dispatches a phantom event without outcomes after each real one."""
+
+    profiles = ("sse",)
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(Router())
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        return [entry for outcomes in super().feed_bytes(chunk) for entry in (outcomes, [])]
+
+
+def test_a_wrong_number_of_dispatched_events_fails_and_names_the_cut(bundled: list[Vector]) -> None:
+    vector = next(v for v in bundled if v.id == "sse/data/done-sentinel")
+    implementation = PythonImplementation("phantom", _OneEventTooMany, frozenset({"sse"}))
+    result = run_vector(implementation, vector)
+    assert result.status is Status.FAILED
+    assert result.message.startswith("every byte: outcome 1: text.delta expected from event 2")
+    end = {"at": "close", "kind": "end", "status": "completed"}
+    end_only = {"dispatched": 5, "compare": ["end"], "outcomes": [end]}
+    only_the_count_differs = Vector(vector.path, {**vector.data, "expect": end_only, "cuts": [[]]})
+    assert run_vector(implementation, only_the_count_differs).message == (
+        "one chunk: dispatched 10 SSE events; the stream has 5"
+    )
+
+
+# -- vector files ----------------------------------------------------------------
+
+
+def _sse_vector(**changes: Any) -> dict[str, Any]:
+    return {
+        "format": 1,
+        "id": "sse/one",
+        "title": "One event",
+        "spec": ["SSE-EVENT-1"],
+        "level": "MUST",
+        "profile": "sse",
+        "tools": [],
+        "stream": 'data: {"type":"response.created","sequence_number":0}\n\n',
+        "cuts": ["every_byte", [10]],
+        "expect": {
+            "dispatched": 1,
+            "outcomes": [{"at": 0, "kind": "lifecycle", "event": "created", "response_id": None}],
+        },
+        **changes,
+    }
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ({"events": []}, "does not match the vector schema"),
+        ({"cuts": ["every_byte"]}, "does not match the vector schema"),
+        ({"expect": {"outcomes": []}}, "'dispatched' is a required property"),
+        ({"stream_base64": "AAAA"}, "does not match the vector schema"),
+        ({"cuts": ["every_byte", [20, 10]]}, "cut 1 must be offsets in order"),
+        ({"cuts": ["every_byte", [99]]}, "at most the stream's length"),
+    ],
+)
+def test_a_broken_sse_vector_file_is_reported(tmp_path: Path, changes: dict[str, Any], problem: str) -> None:
+    path = write_vector(tmp_path, _sse_vector(**changes))
+    loaded = load_file(path, tmp_path)
+    assert isinstance(loaded, VectorFileError)
+    assert problem in loaded.message
+
+
+def test_stream_base64_ignores_whitespace_and_cuts_are_byte_offsets(tmp_path: Path) -> None:
+    data = _sse_vector(stream_base64="ZGF0YTogMQoK\n  ZGF0YTogMgoK", cuts=["every_byte", [0, 3, 3, 12]])
+    del data["stream"]
+    write_vector(tmp_path, data)
+    vectors, errors = load_vectors([tmp_path])
+    assert not errors
+    assert vectors[0].stream == b"data: 1\n\ndata: 2\n\n"
+    assert [cut.chunks for cut in vectors[0].cuts()][1] == [b"", b"dat", b"", b"a: 1\n\ndat", b"a: 2\n\n"]
