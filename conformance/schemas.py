@@ -7,7 +7,7 @@ validator can be had for any of them, or for any `$defs` entry.
 from __future__ import annotations
 
 import json
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,20 @@ def json_pointer(path: Any) -> str:
 
 def first_error(ref: str, instance: Any) -> str | None:
     """The most relevant schema error of `instance` as 'message (at /pointer)', or None."""
+    try:
+        text = json.dumps(instance, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):  # not JSON at all: validate the object as it is
+        return _first_error(ref, instance)
+    return _first_error_of_json(ref, text)
+
+
+@lru_cache(maxsize=1 << 16)
+def _first_error_of_json(ref: str, text: str) -> str | None:
+    # Runs validate the same outcomes and vectors again and again; each is checked once.
+    return _first_error(ref, json.loads(text))
+
+
+def _first_error(ref: str, instance: Any) -> str | None:
     error = best_match(validator(ref).iter_errors(instance))
     if error is None:
         return None

@@ -22,8 +22,12 @@ from .schemas import VECTOR, first_error
 At = int | Literal["close"]
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """yaml.SafeLoader that refuses duplicate mapping keys instead of keeping the last."""
+# libyaml's parser when PyYAML has it: the same safe subset, several times faster.
+_SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _UniqueKeyLoader(_SafeLoader):  # type: ignore[misc]
+    """A safe YAML loader that refuses duplicate mapping keys instead of keeping the last."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()

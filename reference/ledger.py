@@ -119,10 +119,10 @@ CREATE INDEX IF NOT EXISTS calls_by_state ON calls (state);
 class SqliteLedger:
     """A ledger in an SQLite database file; every write is one autocommitted statement."""
 
-    def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
+    def __init__(self, path: str | Path, *, timeout: float = 30.0, uri: bool = False) -> None:
         # isolation_level=None: no implicit transactions, so each statement
         # commits on its own; `timeout` waits out another consumer's write.
-        self._db = sqlite3.connect(str(path), timeout=timeout, isolation_level=None)
+        self._db = sqlite3.connect(str(path), timeout=timeout, isolation_level=None, uri=uri)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(_SCHEMA)

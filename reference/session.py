@@ -3,17 +3,19 @@
 The glue between the harness and `Executor` (spec/execution.md section 11):
 it builds the tools a vector declares, tells control steps from events, and
 restarts the way the spec says a process restarts. Each session has its own
-SQLite ledger in a new temporary directory; `restart` closes it and drops the
-router, the executor and the turn, then rebuilds all three from the ledger
-file alone, as a new process would.
+SQLite ledger, an in-memory database shared by name (thousands of vector runs
+need no files; the file-backed ledger is what the fault test kills);
+`restart` closes the ledger's connection and drops the router, the executor
+and the turn, then rebuilds all three from the database alone, as a new
+process would.
 """
 
 from __future__ import annotations
 
 import copy
-import tempfile
+import sqlite3
+import uuid
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from .executor import PENDING, Executor, Tool
@@ -60,11 +62,12 @@ class ExecutionSession:
     def __init__(self, new_router: Callable[[], Router], declared: Sequence[Mapping[str, Any]]) -> None:
         self._new_router = new_router
         self._tools = [tool for tool in map(declared_tool, declared) if tool is not None]
-        self._directory = tempfile.TemporaryDirectory(prefix="streamroute-execution-")
+        self._database = f"file:streamroute-{uuid.uuid4().hex}?mode=memory&cache=shared"
+        self._keeper = sqlite3.connect(self._database, uri=True)  # the database lives while this is open
         self._start()
 
     def _open_ledger(self) -> SqliteLedger:
-        return SqliteLedger(Path(self._directory.name) / "calls.db")
+        return SqliteLedger(self._database, uri=True)
 
     def _start(self) -> None:
         self._ledger = self._open_ledger()
@@ -92,5 +95,5 @@ class ExecutionSession:
     def close(self) -> list[Outcome]:
         outcomes = self._executor.feed(self._router.close())
         self._ledger.close()
-        self._directory.cleanup()
+        self._keeper.close()
         return outcomes
