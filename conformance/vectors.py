@@ -38,7 +38,8 @@ class _UniqueKeyLoader(_SafeLoader):  # type: ignore[misc]
                     None, None, f"duplicate key {key!r}", key_node.start_mark
                 )
             seen.add(key)
-        return super().construct_mapping(node, deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
 
 
 @dataclass(frozen=True)

@@ -7,14 +7,14 @@ its optional `profiles` and `options` attributes declare what it supports.
 `custom-tools`, installing the consumer catalogue of the tool list in one line,
 and `execution`: the router runs inside an `ExecutionSession`, which executes
 the calls with the reference executor and takes the control steps. And `sse`:
-a `ByteRouter` feeds the same session from bytes (`feed_bytes`).
+the session's router is a `ByteRouter`, so bytes (`feed_bytes`) reach the same
+router and executor.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from .consumers import consumers_for
@@ -32,9 +32,11 @@ class ReferenceAdapter:
     def options(self) -> dict[str, str]:
         return {"tool_call_point": self.tool_call_point}
 
-    def __call__(self, tools: Sequence[Mapping[str, Any]]) -> ByteRouter:
-        new_router = partial(Router, consumers_for(tools), tool_call_point=self.tool_call_point)
-        return ByteRouter(ExecutionSession(new_router, tools))
+    def __call__(self, tools: Sequence[Mapping[str, Any]]) -> ExecutionSession:
+        consumers = consumers_for(tools)
+        return ExecutionSession(
+            lambda: ByteRouter(Router(consumers, tool_call_point=self.tool_call_point)), tools
+        )
 
 
 router = ReferenceAdapter()

@@ -3,7 +3,7 @@
 Run as `python -m streamroute.reference.serve [ADAPTER]`, ADAPTER being an
 adapter of streamroute.reference.adapter: `router` (the default) or
 `arguments_done_router`. A thin loop over the same adapter the harness uses
-in-process, so both paths run the same router; standard library only.
+in-process, so both paths run the same router and executor.
 """
 
 from __future__ import annotations

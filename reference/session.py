@@ -20,7 +20,8 @@ from typing import Any
 
 from .executor import PENDING, Executor, Tool
 from .ledger import SqliteLedger
-from .router import Outcome, Router
+from .router import Outcome
+from .sse import ByteRouter
 
 
 def is_control(step: object) -> bool:
@@ -57,9 +58,10 @@ def declared_tool(declared: Mapping[str, Any]) -> Tool | None:
 
 
 class ExecutionSession:
-    """One vector's stream: `feed` takes events and control steps, `close` ends it."""
+    """One vector's stream: `feed` takes events and control steps, `feed_bytes` SSE
+    bytes (which never carry control steps), `close` ends it."""
 
-    def __init__(self, new_router: Callable[[], Router], declared: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, new_router: Callable[[], ByteRouter], declared: Sequence[Mapping[str, Any]]) -> None:
         self._new_router = new_router
         self._tools = [tool for tool in map(declared_tool, declared) if tool is not None]
         self._database = f"file:streamroute-{uuid.uuid4().hex}?mode=memory&cache=shared"
@@ -73,6 +75,9 @@ class ExecutionSession:
         self._ledger = self._open_ledger()
         self._executor = Executor(self._tools, self._ledger)
         self._router = self._new_router()
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        return [self._executor.feed(outcomes) for outcomes in self._router.feed_bytes(chunk)]
 
     def feed(self, step: Any) -> list[Outcome]:
         if not is_control(step):
