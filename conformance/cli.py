@@ -14,7 +14,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .capture import check_capture
+from .fuzz import fuzz, load_implementation
 from .lint import lint
+from .matrix import run_matrix, unexplained
 from .protocol import SmokeFailure, smoke
 from .render import badge, baseline, summary_markdown, summary_text
 from .report import Report, ReportError, Totals, write_report
@@ -138,6 +140,47 @@ def _lint(args: argparse.Namespace) -> int:
     return 1 if problems or not count else 0
 
 
+def _matrix(args: argparse.Namespace) -> int:
+    matrix, reports = run_matrix(args.config, args.output, args.reports, args.workdir, args.only)
+    for line in unexplained(matrix, reports):
+        print(f"unexplained failure: {line}")
+    for entry, report in reports:
+        print(f"{entry.id}: {report.totals.describe()}")
+    print(f"streamroute matrix: wrote {args.output}")
+    return 0
+
+
+def _fuzz(args: argparse.Namespace) -> int:
+    if args.examples < 1:
+        raise UsageError("--examples must be at least 1")
+    implementation = load_implementation(args.adapter, args.adapter_command, args.timeout)
+    try:
+        outcome = fuzz(implementation, args.examples, args.seed, args.save_to)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    finally:
+        implementation.close()
+    print(f"implementation: {implementation.name}")
+    failure = outcome.failure
+    if failure is None:
+        print(f"streamroute fuzz: {outcome.examples} generated streams, no failure")
+        return 0
+    print(f"FAILED a generated stream (shrunk to {len(failure.stream.events)} events):")
+    print("\n".join("  " + line for line in failure.message.splitlines()))
+    if failure.path is not None:
+        print(f"streamroute fuzz: wrote {failure.path} (vector {failure.vector['id']})")
+    print(f"streamroute fuzz: failed after {outcome.examples} generated streams, shrinking included")
+    return 1
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from .bench import main as bench  # imports the reference; only this command needs it
+
+    if not args.scale > 0 or args.repeats < 1:
+        raise UsageError("--scale must be positive and --repeats at least 1")
+    return bench(args.scale, args.repeats, args.json, args.memory_mib)
+
+
 def _check_capture(args: argparse.Namespace) -> int:
     try:
         data = args.capture.read_bytes()
@@ -238,6 +281,72 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--format", choices=["sse", "jsonl"], help="default: JSON Lines if the file starts with `{`, else SSE"
     )
     capture.set_defaults(handler=_check_capture)
+
+    table = commands.add_parser(
+        "matrix",
+        help="install and run real implementations (a matrix file), write their reports and docs/matrix.md",
+    )
+    table.add_argument("--config", metavar="FILE", type=Path, default=Path("docs/matrix.yaml"))
+    table.add_argument("--output", metavar="FILE", type=Path, default=Path("docs/matrix.md"))
+    table.add_argument("--reports", metavar="DIR", type=Path, default=Path("docs/reports"))
+    table.add_argument(
+        "--workdir",
+        metavar="DIR",
+        type=Path,
+        default=Path(".matrix"),
+        help="where each implementation gets its own virtualenv or node_modules (default: .matrix)",
+    )
+    table.add_argument(
+        "--only",
+        metavar="ID",
+        action="append",
+        default=[],
+        help="run only this implementation (repeatable); the others' reports are reused",
+    )
+    table.set_defaults(handler=_matrix)
+
+    generate = commands.add_parser(
+        "fuzz",
+        help="run generated streams against an implementation, judged by their ground truth; "
+        "save a shrunk failure as a vector",
+    )
+    generate.add_argument(
+        "--adapter",
+        metavar="MODULE:CALLABLE",
+        help=f"the Python implementation to test (default: the reference, {DEFAULT_ADAPTER})",
+    )
+    _add_adapter_command(generate)
+    generate.add_argument(
+        "--examples", metavar="N", type=int, default=200, help="how many streams to generate (default: 200)"
+    )
+    generate.add_argument("--seed", metavar="S", type=int, help="the random seed, to repeat a run")
+    generate.add_argument(
+        "--save-to",
+        metavar="DIR",
+        type=Path,
+        help="write a failure as a vector file under DIR/fuzz/ (then: streamroute run --vectors DIR)",
+    )
+    generate.set_defaults(handler=_fuzz)
+
+    measure = commands.add_parser(
+        "bench",
+        help="measure the reference router against json.loads and the openai SDK, at 1x and 10x size",
+    )
+    measure.add_argument(
+        "--scale", metavar="X", type=float, default=1.0, help="the streams' size (default: 1)"
+    )
+    measure.add_argument(
+        "--repeats", metavar="N", type=int, default=5, help="runs of each measure; the median counts"
+    )
+    measure.add_argument(
+        "--memory-mib",
+        metavar="M",
+        type=float,
+        default=10,
+        help="MiB of function-call arguments in the stream whose peak memory is measured (default: 10)",
+    )
+    measure.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    measure.set_defaults(handler=_bench)
 
     args = parser.parse_args(argv)
     try:

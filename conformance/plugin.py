@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from .fuzz import fuzz
 from .results import Result, Status
 from .suite import DEFAULT_ADAPTER, DEFAULT_TIMEOUT, Suite, UsageError
 from .vectors import Vector, VectorFileError
@@ -55,6 +56,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FILE",
         help="vector ids known to fail, one a line",
     )
+    group.addoption(
+        "--streamroute-fuzz",
+        metavar="N",
+        type=int,
+        help="also run N generated streams against the implementation, judged by their ground truth",
+    )
+    group.addoption(
+        "--streamroute-fuzz-seed", metavar="S", type=int, help="the generated streams' random seed"
+    )
+    group.addoption(
+        "--streamroute-fuzz-save-to",
+        metavar="DIR",
+        help="write a shrunk failing stream as a vector file under DIR/fuzz/",
+    )
 
 
 class VectorFailed(Exception):
@@ -91,6 +106,33 @@ class VectorItem(pytest.Item):
         return self.vector.path, None, f"vector {self.vector.id}"
 
 
+class FuzzItem(pytest.Item):
+    """Generated streams against the implementation (conformance/fuzz.py): one test item."""
+
+    def __init__(self, *, suite: Suite, examples: int, seed: int | None, save_to: str | None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.suite = suite
+        self.examples = examples
+        self.seed = seed
+        self.save_to = Path(save_to) if save_to else None
+
+    def runtest(self) -> None:
+        outcome = fuzz(self.suite.implementation, self.examples, self.seed, self.save_to)
+        failure = outcome.failure
+        if failure is not None:
+            saved = f"wrote {failure.path}" if failure.path else "--streamroute-fuzz-save-to DIR saves it"
+            message = f"a generated stream failed ({saved}):\n{failure.message}"
+            raise VectorFailed(Result("streamroute-fuzz", Status.FAILED, message))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, VectorFailed):
+            return excinfo.value.result.message
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return Path("streamroute-fuzz"), None, f"{self.examples} generated streams"
+
+
 class BadVectorFile(pytest.Item):
     def __init__(self, *, error: VectorFileError, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -122,6 +164,19 @@ class VectorSuite(pytest.Collector):
             BadVectorFile.from_parent(self, name=str(e.path), nodeid=str(e.path), error=e)
             for e in self.suite.file_errors
         ]
+        option = self.config.option
+        if option.streamroute_fuzz:
+            items.append(
+                FuzzItem.from_parent(
+                    self,
+                    name="streamroute-fuzz",
+                    nodeid="streamroute-fuzz",
+                    suite=self.suite,
+                    examples=option.streamroute_fuzz,
+                    seed=option.streamroute_fuzz_seed,
+                    save_to=option.streamroute_fuzz_save_to,
+                )
+            )
         return items
 
 
@@ -138,6 +193,7 @@ def _active(config: pytest.Config) -> bool:
         or option.streamroute_vectors
         or option.streamroute_profile
         or option.streamroute_expected_failures
+        or option.streamroute_fuzz
     )
 
 

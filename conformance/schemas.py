@@ -43,8 +43,8 @@ def _registry() -> Registry[Any]:
 
 @cache
 def validator(ref: str) -> Draft202012Validator:
-    """A validator for the schema (or schema part) at `ref`."""
-    return Draft202012Validator({"$ref": ref}, registry=_registry())
+    """A validator for the schema (or schema part) at `ref`, its references resolved once."""
+    return Draft202012Validator(_inlined({"$ref": ref}, ""), registry=_registry())
 
 
 def schema(ref: str) -> Any:
@@ -76,8 +76,65 @@ def _first_error_of_json(ref: str, text: str) -> str | None:
     return _first_error(ref, json.loads(text))
 
 
+@cache
+def _outcome_kinds() -> frozenset[str]:
+    return frozenset(schema(OUTCOME + "#/$defs/of_kind"))
+
+
+def _inlined(node: Any, base: str, seen: tuple[str, ...] = ()) -> Any:
+    """`node`, found in the schema `base`, with every `$ref` replaced by the schema it names.
+
+    The same schema, checked without a reference lookup at every keyword of every instance.
+    The spec's schemas use plain `$ref`s only, none of them recursive; a recursive one stays
+    a `$ref`, which the validator's registry resolves.
+    """
+    if isinstance(node, list):
+        return [_inlined(value, base, seen) for value in node]
+    if not isinstance(node, dict):
+        return node
+    inlined = {
+        key: _inlined(value, base, seen)
+        for key, value in node.items()
+        if key not in ("$ref", "$id", "$schema", "$defs")  # `$defs` is reached through its references
+    }
+    ref = node.get("$ref")
+    if ref is None:
+        return inlined
+    uri = base + ref if ref.startswith("#") else ref
+    if uri in seen:
+        inlined["$ref"] = uri
+        return inlined
+    target = _inlined(schema(uri), uri.partition("#")[0], (*seen, uri))
+    if not inlined:
+        return target
+    return {**inlined, "allOf": [*inlined.get("allOf", []), target]}
+
+
+@cache
+def _outcome_validator(kind: str) -> Draft202012Validator:
+    """The outcome schema for an outcome of `kind`: `fields`, `of_kind/<kind>` and `message`.
+
+    The outcome schema is built so that this is the same as the whole of it for such an
+    outcome (see its `$defs/stated`), and it skips the rules of every other kind. Its
+    references are resolved here, once, not at every outcome.
+    """
+    parts = ("fields", "of_kind/" + kind.replace("~", "~0").replace("/", "~1"), "message")
+    return Draft202012Validator(
+        {"allOf": [_inlined({"$ref": f"{OUTCOME}#/$defs/{part}"}, OUTCOME) for part in parts]},
+        registry=_registry(),
+    )
+
+
+def _validator_for(ref: str, instance: Any) -> Draft202012Validator:
+    if ref == OUTCOME and isinstance(instance, dict):
+        kind = instance.get("kind")
+        if isinstance(kind, str) and kind in _outcome_kinds():
+            return _outcome_validator(kind)
+    return validator(ref)
+
+
 def _first_error(ref: str, instance: Any) -> str | None:
-    error = best_match(validator(ref).iter_errors(instance))
+    error = best_match(_validator_for(ref, instance).iter_errors(instance))
     if error is None:
         return None
     return f"{error.message} (at {json_pointer(error.absolute_path) or '/'})"

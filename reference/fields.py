@@ -17,9 +17,13 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+# One decoder for every call: `json.loads` with an argument builds a new one each time.
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def loads_strict(text: str) -> Any:
     """Parse JSON text as RFC 8259 defines it: `NaN` and `Infinity` are not JSON (ValueError)."""
-    return json.loads(text, parse_constant=_reject_constant)
+    return _STRICT.decode(text)
 
 
 class Violation(Exception):

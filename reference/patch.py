@@ -10,7 +10,11 @@ of pieces and joined only when it completes. The preview is kept as mutable
 per-file records (an added file's lines in a list, never a growing string)
 and turned into JSON only when `files()` is asked for. So feeding a text of
 n characters costs O(n) in total, however it is cut, one character at a time
-included; only `files()` costs the size of the preview.
+included. An entry the parser has moved past never changes again, so its
+JSON is built once, when the next header closes it, and every later preview
+shares it: `files()` costs the number of files plus the size of the one entry
+still open, not the size of the whole preview, and a throttled preview of a
+long patch stays linear in its length.
 """
 
 from __future__ import annotations
@@ -87,6 +91,7 @@ class PatchParser:
         self._line = 0  # the number of the last line parsed
         self._state = START
         self._files: list[_File] = []
+        self._closed: list[dict[str, Any]] = []  # the JSON of the entries before the open one
         self.error: PatchError | None = None
 
     @property
@@ -94,8 +99,11 @@ class PatchParser:
         return self._state == ENDED
 
     def files(self) -> list[dict[str, Any]]:
-        """The preview: the entries parsed so far, as JSON (CUSTOM-PATCH-3)."""
-        return [entry.to_json() for entry in self._files]
+        """The preview: the entries parsed so far, as JSON (CUSTOM-PATCH-3).
+
+        The entries of closed files are the same objects in every preview; treat them as read-only.
+        """
+        return [*self._closed, *(entry.to_json() for entry in self._files[len(self._closed) :])]
 
     def feed(self, text: str) -> bool:
         """Take more text; parse the lines it completes (CUSTOM-PATCH-1)."""
@@ -191,6 +199,8 @@ class PatchParser:
             raise PatchError(
                 self._line, f"the update of {entry.path!r} (line {entry.header_line}) changes nothing"
             )
+        if len(self._closed) < len(self._files):  # its JSON, once and for all
+            self._closed.append(self._files[-1].to_json())
 
     def _update_line(self, line: str, marker: str) -> bool:
         entry = self._files[-1]

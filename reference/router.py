@@ -18,6 +18,9 @@ All state that affects routing lives in this module:
   - a call item has one `Part` for its arguments (function) or input
     (custom). Its `complete` text is fixed by the first complete source
     (the arguments `.done` event, else the done item) and never changes.
+    Its deltas are buffered up to `MAX_BUFFERED_BYTES`; the delta that
+    would pass it resolves the call as `tool.error` `too_large` and drops
+    the buffer for good (`dropped`), so memory stays bounded (CORE-LIMIT-1).
   - a call item is *resolved* once it has produced its `tool.call` or
     `tool.error`, which happens exactly once: at the item's done event (the
     canonical point), at its arguments `.done` (option `arguments_done`), or
@@ -57,6 +60,7 @@ spec/custom-tools.md.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -80,6 +84,10 @@ CALL_TYPES = {"function_call": "function", "custom_tool_call": "custom"}
 # The field that carries a call's complete text, in its `.done` event and item.
 COMPLETE_FIELD = {"function_call": "arguments", "custom_tool_call": "input"}
 TERMINAL_EVENTS = {"response.completed", "response.failed", "response.incomplete"}
+# CORE-LIMIT-1: the most a router buffers of one call's deltas, in UTF-8 bytes.
+MAX_BUFFERED_BYTES = 1 << 20
+# CORE-LIMIT-2: the deepest nesting of arrays and objects in a call's arguments.
+MAX_ARGUMENTS_DEPTH = 128
 
 UNROUTED = frozenset(
     {
@@ -123,21 +131,56 @@ UNROUTED = frozenset(
 )
 
 
+# A Part keeps its deltas joined in runs of this many: a list of many small
+# strings costs several times their size, one string per run barely more.
+_RUN = 64
+
+
 @dataclass(slots=True)
 class Part:
-    """A stream of text: deltas until done, then its complete text."""
+    """A stream of text: deltas until done, then its complete text.
 
-    deltas: list[str] = field(default_factory=list)
+    The deltas are kept only to be compared, once, with the first complete
+    source (CORE-ARGS-6, CORE-TEXT-2), so they are never joined into one
+    string: `runs` holds them joined `_RUN` at a time, `recent` the last few,
+    and the comparison walks the runs. Then they are dropped: a later delta
+    is refused (CORE-ARGS-4, CORE-TEXT-6).
+    """
+
+    runs: list[str] = field(default_factory=list)
+    recent: list[str] = field(default_factory=list)
+    received: bool = False  # a delta is buffered, if only an empty one
     done: bool = False
     complete: str | None = None
+    size: int = 0  # UTF-8 bytes of the buffered deltas (CORE-LIMIT-1); kept for call parts only
+    dropped: bool = False  # a call's deltas passed the limit: nothing is buffered any more
+
+    def append(self, delta: str) -> None:
+        recent = self.recent
+        recent.append(delta)
+        if len(recent) == _RUN:
+            self.runs.append("".join(recent))
+            recent.clear()
+        self.received = True
+
+    def clear(self) -> None:
+        self.runs, self.recent, self.received = [], [], False
 
     def check(self, complete: str, what: str) -> list[Outcome]:
-        """Compare a complete source with the deltas received (CORE-ARGS-6, CORE-TEXT-2)."""
-        if not self.deltas:
+        """Compare a complete source with the deltas received, then drop them (CORE-ARGS-6, CORE-TEXT-2)."""
+        if not self.received:
             return []
-        joined = "".join(self.deltas)
-        if joined == complete:
-            return []
+        at = 0
+        for run in (*self.runs, *self.recent):
+            if not complete.startswith(run, at):
+                break
+            at += len(run)
+        else:
+            if at == len(complete):
+                self.clear()
+                return []
+        joined = "".join(self.runs) + "".join(self.recent)
+        self.clear()
         return [_error("done_mismatch", f"{what} {complete!r} disagrees with its deltas {joined!r}")]
 
 
@@ -190,6 +233,8 @@ def _consumer_failed(item_id: str, call_id: str, exc: Exception) -> Outcome:
 
 def _parse_arguments(text: str) -> tuple[JSONObject | None, str, str]:
     """Parse function arguments strictly (CORE-CALL-3): (value, code, message)."""
+    if text.count("[") + text.count("{") > MAX_ARGUMENTS_DEPTH and _nesting(text) > MAX_ARGUMENTS_DEPTH:
+        return None, "too_deep", f"arguments nest deeper than {MAX_ARGUMENTS_DEPTH} levels"  # CORE-LIMIT-2
     try:
         value = loads_strict(text)
     except (ValueError, RecursionError) as exc:
@@ -201,6 +246,22 @@ def _parse_arguments(text: str) -> tuple[JSONObject | None, str, str]:
             f"arguments must be a JSON object, got {type(value).__name__}",
         )
     return value, "", ""
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)  # an unterminated one runs to the end
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _nesting(text: str) -> int:
+    """The most `[` and `{` open at once in JSON text, strings aside (CORE-LIMIT-2)."""
+    depth = deepest = 0
+    for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        if bracket in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(depth - 1, 0)
+    return deepest
 
 
 class Router:
@@ -381,8 +442,13 @@ class Router:
             outcomes += self._complete_arguments(item, complete, "the done item's " + str(complete_field))
         item.arguments.done = True
         if done.get("status") == "incomplete":  # CORE-CALL-5
-            return outcomes + self._resolve_as_error(item, "incomplete", "the call item is incomplete")
-        return outcomes + self._resolve(item)  # CORE-CALL-2
+            outcomes += self._resolve_as_error(item, "incomplete", "the call item is incomplete")
+        else:
+            outcomes += self._resolve(item)  # CORE-CALL-2
+        # The call is resolved and every later event for it is refused before its text is
+        # read (CORE-CALL-1, CORE-ARGS-4, -7): keep its identity, release its text.
+        item.arguments = Part(done=True)
+        return outcomes
 
     def _find_item(self, event: JSONObject, item_types: tuple[str, ...]) -> Item:
         """The item an item event belongs to (CORE-ITEM-2, -3, -4, -8)."""
@@ -432,7 +498,7 @@ class Router:
         part = item.part(content_index)
         if part.done or item.done:  # CORE-TEXT-6
             raise Violation("late_delta", f"text delta after part {content_index} of {item.id!r} was done")
-        part.deltas.append(delta)
+        part.append(delta)
         return [
             {
                 "kind": "text.delta",
@@ -488,9 +554,18 @@ class Router:
     def _arguments_delta(self, event: JSONObject) -> list[Outcome]:
         item = self._find_item(event, _CALL_ITEM_OF[event["type"]])
         delta = required_str(event, "delta")
-        if item.arguments.done:  # CORE-ARGS-4
+        arguments = item.arguments
+        if arguments.done:  # CORE-ARGS-4
             raise Violation("late_delta", f"delta after the arguments of {item.id!r} were complete")
-        item.arguments.deltas.append(delta)  # CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3
+        if arguments.dropped:  # CORE-LIMIT-1
+            raise Violation("too_large", f"delta dropped: the arguments of {item.id!r} passed the limit")
+        arguments.size += len(delta) if delta.isascii() else len(delta.encode("utf-8", "surrogatepass"))
+        if arguments.size > MAX_BUFFERED_BYTES:  # CORE-LIMIT-1: the call can never run
+            arguments.clear()
+            arguments.dropped = True
+            message = f"the arguments of {item.id!r} pass {MAX_BUFFERED_BYTES} bytes"
+            return self._resolve_as_error(item, "too_large", message)
+        arguments.append(delta)  # CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3
         outcomes: list[Outcome] = [{"kind": "tool.arguments.delta", "item_id": item.id, "delta": delta}]
         if event["type"] == "response.custom_tool_call_input.delta":  # CUSTOM-DELTA-1
             outcomes += self._consume(item, event, delta)

@@ -32,20 +32,20 @@ the cuts.
 
 from __future__ import annotations
 
+import codecs
 import re
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from .fields import loads_strict
 from .router import Outcome
 
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 _BOM = b"\xef\xbb\xbf"
+_SPILL = 1 << 16  # an unfinished line longer than this many bytes is decoded as it comes
 DONE = "[DONE]"
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """One dispatched SSE event."""
 
     data: str  # its `data` lines joined by LF
@@ -56,10 +56,12 @@ class Event:
 class Decoder:
     """Bytes in, dispatched SSE events out. See the module docstring."""
 
-    __slots__ = ("_after_cr", "_data", "_event", "_id", "_line", "_started")
+    __slots__ = ("_after_cr", "_data", "_event", "_id", "_line", "_pending", "_started", "_utf8")
 
     def __init__(self) -> None:
         self._line = bytearray()
+        self._pending: list[str] = []  # the decoded start of a long line (`_spill`)
+        self._utf8 = codecs.getincrementaldecoder("utf-8")("replace")
         self._after_cr = False
         self._started = False
         self._data: list[str] = []  # the values of the event's data lines so far
@@ -73,7 +75,11 @@ class Decoder:
         if b"\n" not in chunk and b"\r" not in chunk:  # no line ends here: one byte at a time, often
             self._after_cr = False
             self._line += chunk
+            if len(self._line) > _SPILL:
+                self._spill()
             return []
+        if self._started and not self._after_cr and b"\r" not in chunk:
+            return self._feed_lf(chunk)
         events: list[Event] = []
         start = 0
         if self._after_cr and chunk[0] == 0x0A:  # the LF of a CRLF cut between two chunks
@@ -87,12 +93,65 @@ class Decoder:
             self._after_cr = chunk[-1] == 0x0D  # SSE-LINE-3: an LF may follow in the next chunk
         else:
             self._line += chunk[start:]
+            self._spill()
         return events
+
+    def _feed_lf(self, chunk: bytes) -> list[Event]:
+        """The common case, lines ended by LF alone after the first: the chunk's complete lines
+        are decoded at once and taken apart, which is the same as decoding each line, since an
+        LF never occurs inside a UTF-8 sequence."""
+        events: list[Event] = []
+        line = self._line
+        start, last = 0, chunk.rfind(b"\n")
+        with memoryview(chunk) as view:
+            if self._pending:  # the end of a long line
+                start = chunk.find(b"\n") + 1
+                line += view[: start - 1]
+                self._take_line(events)
+            if start <= last:
+                if line:
+                    line += view[start:last]
+                    text = line.decode("utf-8", "replace")  # SSE-LINE-1
+                    line.clear()
+                else:
+                    text = str(view[start:last], "utf-8", "replace")
+                self._take_lines(text, events)
+            line += view[last + 1 :]
+        self._spill()
+        return events
+
+    def _take_lines(self, text: str, events: list[Event]) -> None:
+        """Each line of `text`: `_take_field` and `_dispatch`, with the two fields every event
+        of a Responses stream has read in place. `text` is a read's worth: a longer line comes
+        through `_spill` and `_take_line`."""
+        data = self._data
+        for line in text.split("\n"):
+            if not line:  # SSE-EVENT-1
+                if data:
+                    events.append(Event("\n".join(data), self._event, self._id))
+                    data.clear()
+                self._event = ""
+            elif line.startswith("data:"):  # SSE-FIELD-2, -3
+                data.append(line[6:] if line.startswith(" ", 5) else line[5:])
+            elif line.startswith("event:"):
+                self._event = line[7:] if line.startswith(" ", 6) else line[6:]
+            else:
+                self._take_field(line)
+
+    def _spill(self) -> None:
+        """Decode the bytes of a long unfinished line as they come, so that the line is never
+        held as bytes and as text at once; the incremental decoder keeps a character cut
+        between two reads. Not the first line: its byte order mark is not known yet."""
+        if self._started and len(self._line) > _SPILL:
+            self._pending.append(self._utf8.decode(self._line))
+            self._line.clear()
 
     def close(self) -> bool:
         """End of stream: True when it ended inside a line or an event, which is discarded."""
-        unfinished = bool(self._line or self._data)
+        unfinished = bool(self._line or self._pending or self._data)
         self._line.clear()
+        self._pending.clear()
+        self._utf8.reset()
         self._data.clear()
         return unfinished
 
@@ -102,16 +161,28 @@ class Decoder:
             self._started = True
             if raw.startswith(_BOM):  # SSE-LINE-2: one BOM, at the very start only
                 del raw[:3]
-        line = raw.decode("utf-8", "replace")  # SSE-LINE-1
+        if self._pending:
+            self._pending.append(self._utf8.decode(raw, True))
+            line = "".join(self._pending)
+            self._pending.clear()
+        else:
+            line = raw.decode("utf-8", "replace")  # SSE-LINE-1
         raw.clear()
         if not line:
             self._dispatch(events)
+        else:
+            self._take_field(line)
+
+    def _take_field(self, line: str) -> None:
+        """One line that is not blank."""
+        if line.startswith("data:"):  # SSE-FIELD-2, -3: one copy of the value
+            self._data.append(line[6:] if line.startswith(" ", 5) else line[5:])
         elif line[0] != ":":  # SSE-FIELD-1: a comment
             name, _, value = line.partition(":")  # SSE-FIELD-2
             if value.startswith(" "):
                 value = value[1:]
             if name == "data":
-                self._data.append(value)  # SSE-FIELD-3
+                self._data.append(value)  # SSE-FIELD-3: `data` without a colon
             elif name == "event":
                 self._event = value
             elif name == "id" and "\0" not in value:

@@ -1,13 +1,32 @@
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, settings
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.vectors import Vector, load_vectors
+
+# Hypothesis profiles, chosen by STREAMROUTE_HYPOTHESIS_PROFILE: `ci` (the default) keeps the
+# whole suite fast and repeatable; `thorough` (tox -e fuzz) runs 10,000 generated streams per
+# property and the robustness fuzzing of tests/test_robustness.py on 1,000,000 events.
+settings.register_profile(
+    "ci", max_examples=60, deadline=None, database=None, derandomize=True, print_blob=True
+)
+settings.register_profile(
+    "thorough",
+    max_examples=10_000,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("STREAMROUTE_HYPOTHESIS_PROFILE", "ci"))
+THOROUGH = os.environ.get("STREAMROUTE_HYPOTHESIS_PROFILE") == "thorough"
 
 # A small valid vector; tests derive broken or failing ones from it.
 HELLO: dict[str, Any] = {

@@ -86,6 +86,8 @@ class Part {
     this.deltas = [];
     this.done = false;
     this.complete = null;
+    this.size = 0; // UTF-8 bytes of a call's buffered deltas (CORE-LIMIT-1)
+    this.dropped = false; // they passed the limit: nothing is buffered any more
   }
 
   // A complete source against the deltas received (CORE-ARGS-6, CORE-TEXT-2).
@@ -97,7 +99,25 @@ class Part {
   }
 }
 
+const MAX_BUFFERED_BYTES = 1 << 20; // CORE-LIMIT-1
+const MAX_ARGUMENTS_DEPTH = 128; // CORE-LIMIT-2
+
+// The most `[` and `{` open at once in JSON text, strings aside (CORE-LIMIT-2).
+function nesting(text) {
+  const brackets = text.replace(/"(?:[^"\\]|\\.)*"?/gs, "").replace(/[^[\]{}]+/g, "");
+  let depth = 0;
+  let deepest = 0;
+  for (const bracket of brackets) {
+    if (bracket === "[" || bracket === "{") deepest = Math.max(deepest, ++depth);
+    else depth = Math.max(depth - 1, 0);
+  }
+  return deepest;
+}
+
 function parseArguments(text) {
+  if (nesting(text) > MAX_ARGUMENTS_DEPTH) {
+    return { code: "too_deep", message: `arguments nest deeper than ${MAX_ARGUMENTS_DEPTH} levels` };
+  }
   // CORE-CALL-3: JSON text (JSON.parse rejects NaN, Infinity and trailing garbage), an object.
   let value;
   try {
@@ -357,6 +377,15 @@ class Router {
     const delta = requiredString(event, "delta");
     if (item.arguments.done) {
       throw new Violation("late_delta", `delta after the arguments of '${item.id}' were complete`); // CORE-ARGS-4
+    }
+    const args = item.arguments;
+    if (args.dropped) throw new Violation("too_large", `delta dropped: the arguments of '${item.id}' passed the limit`);
+    args.size += Buffer.byteLength(delta, "utf8");
+    if (args.size > MAX_BUFFERED_BYTES) {
+      // CORE-LIMIT-1: the call can never run
+      args.deltas = [];
+      args.dropped = true;
+      return this.resolveAsError(item, "too_large", `the arguments of '${item.id}' pass ${MAX_BUFFERED_BYTES} bytes`);
     }
     item.arguments.deltas.push(delta); // CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3
     return [{ kind: "tool.arguments.delta", item_id: item.id, delta }];

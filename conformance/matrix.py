@@ -1,0 +1,345 @@
+"""`streamroute matrix`: run real implementations and publish what they do.
+
+A matrix file (docs/matrix.yaml) lists implementations, each an adapter
+command (spec/protocol.md) and how to install what it needs: `pip`, pinned
+requirements for a virtualenv of its own, or `npm`, a folder with a
+package.json that is copied to a folder of its own and `npm install`ed there.
+Nothing is installed into the harness's environment. It also lists the
+*findings*: each names a cause of failure and the failures it explains, by a
+regular expression on the failure message, optionally limited to some
+implementations or vectors. Every failing vector of the matrix shows the
+finding that explains it, and one no finding explains is shown as
+unexplained, so docs/findings.md can be checked against what really fails.
+
+Each implementation runs once with the existing machinery (Suite, the JSON
+Lines report); the matrix (docs/matrix.md) is rendered from the reports it
+writes (docs/reports/ID.jsonl), so each cell can be traced to its report.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .report import Report, Totals, write_report
+from .results import Result, Status
+from .suite import DEFAULT_TIMEOUT, Suite, UsageError
+from .vectors import Vector
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_COUNTED = (Status.PASSED, Status.FAILED, Status.ERRORED, Status.SKIPPED, Status.NOT_APPLICABLE)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One implementation of the matrix."""
+
+    id: str
+    label: str
+    command: str
+    pip: tuple[str, ...] = ()
+    npm: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    title: str
+    classification: str
+    match: re.Pattern[str]
+    implementations: tuple[str, ...] = ()  # entry id prefixes; empty: all
+    vectors: tuple[str, ...] = ()  # vector ids; empty: all
+
+    def explains(self, entry: str, vector: str, message: str) -> bool:
+        if self.implementations and not any(entry.startswith(p) for p in self.implementations):
+            return False
+        if self.vectors and vector not in self.vectors:
+            return False
+        return self.match.search(message) is not None
+
+
+@dataclass(frozen=True)
+class Matrix:
+    profiles: tuple[str, ...]
+    timeout: float
+    entries: tuple[Entry, ...]
+    findings: tuple[Finding, ...] = field(default=())
+
+    def explain(self, entry: str, vector: str, message: str) -> Finding | None:
+        return next((f for f in self.findings if f.explains(entry, vector, message)), None)
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{where}: expected a list of strings")
+    return tuple(value)
+
+
+def _text(data: dict[str, Any], key: str, where: str, default: str | None = None) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str) or not value:
+        raise UsageError(f"{where}: `{key}` must be a non-empty string")
+    return value
+
+
+def load_matrix(path: Path) -> Matrix:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise UsageError(f"cannot read the matrix file: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("implementations"), list):
+        raise UsageError(f"{path}: expected a mapping with a list of `implementations`")
+    entries = []
+    for number, item in enumerate(data["implementations"]):
+        where = f"{path}: implementations[{number}]"
+        if not isinstance(item, dict):
+            raise UsageError(f"{where}: expected a mapping")
+        entry_id = _text(item, "id", where)
+        if not _ID.match(entry_id):
+            raise UsageError(f"{where}: id {entry_id!r} must be letters, digits, '.', '_' or '-'")
+        npm = item.get("npm")
+        if npm is not None and not isinstance(npm, str):
+            raise UsageError(f"{where}: `npm` must be a folder")
+        entries.append(
+            Entry(
+                entry_id,
+                _text(item, "label", where, entry_id),
+                _text(item, "command", where),
+                _strings(item.get("pip"), f"{where}: pip"),
+                npm,
+            )
+        )
+    if len({e.id for e in entries}) != len(entries):
+        raise UsageError(f"{path}: implementation ids must be unique")
+    findings = []
+    for number, item in enumerate(data.get("findings") or []):
+        where = f"{path}: findings[{number}]"
+        if not isinstance(item, dict):
+            raise UsageError(f"{where}: expected a mapping")
+        try:
+            pattern = re.compile(_text(item, "match", where))
+        except re.error as exc:
+            raise UsageError(f"{where}: bad `match`: {exc}") from exc
+        findings.append(
+            Finding(
+                _text(item, "id", where),
+                _text(item, "title", where),
+                _text(item, "class", where),
+                pattern,
+                _strings(item.get("implementations"), f"{where}: implementations"),
+                _strings(item.get("vectors"), f"{where}: vectors"),
+            )
+        )
+    profiles = _strings(data.get("profiles"), f"{path}: profiles") or ("core",)
+    timeout = data.get("timeout", DEFAULT_TIMEOUT)
+    if not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise UsageError(f"{path}: `timeout` must be a positive number of seconds")
+    return Matrix(profiles, float(timeout), tuple(entries), tuple(findings))
+
+
+def _call(argv: list[str], log: Path) -> None:
+    with log.open("a", encoding="utf-8") as out:
+        out.write("$ " + shlex.join(argv) + "\n")
+        out.flush()
+        done = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, check=False)
+    if done.returncode != 0:
+        raise UsageError(f"`{shlex.join(argv)}` failed (exit {done.returncode}); see {log}")
+
+
+def install(entry: Entry, workdir: Path) -> str:
+    """Install what the entry needs in a folder of its own; return its adapter command."""
+    home = (workdir / entry.id).resolve()
+    stamp = home / ".streamroute-installed"
+    wanted = "\n".join([*entry.pip, f"npm:{entry.npm}" if entry.npm else ""])
+    if entry.npm:
+        # The adapter's files are copied afresh each run; node_modules is kept while the pins stay.
+        home.mkdir(parents=True, exist_ok=True)
+        for source in Path(entry.npm).iterdir():
+            if source.is_file():
+                shutil.copy2(source, home / source.name)
+        wanted += "\n" + (home / "package.json").read_text(encoding="utf-8")
+    if not stamp.exists() or stamp.read_text(encoding="utf-8") != wanted:
+        home.mkdir(parents=True, exist_ok=True)
+        log = home / "install.log"
+        if entry.pip:
+            _call([sys.executable, "-m", "venv", "--clear", str(home / "venv")], log)
+            _call([str(home / "venv" / "bin" / "python"), "-m", "pip", "install", "-q", *entry.pip], log)
+        if entry.npm:
+            npm = shutil.which("npm")
+            if npm is None:
+                raise UsageError(f"{entry.id}: npm is not on PATH")
+            _call([npm, "install", "--prefix", str(home), "--no-audit", "--no-fund", "--silent"], log)
+        stamp.write_text(wanted, encoding="utf-8")
+    return entry.command.format(
+        python=shlex.quote(str(home / "venv" / "bin" / "python")), dir=shlex.quote(str(home))
+    )
+
+
+def run_entry(matrix: Matrix, entry: Entry, command: str, report_path: Path) -> Report:
+    """Run the matrix's profiles against one implementation and write its report."""
+    suite = Suite.prepare(None, (), matrix.profiles, adapter_command=command, timeout=matrix.timeout)
+    try:
+        started, clock = datetime.now(timezone.utc), time.perf_counter()
+        counts: Counter[Status] = Counter()
+        results: list[tuple[Vector, Result]] = []
+        for vector in suite.vectors:
+            result = suite.run(vector)
+            counts[result.status] += 1
+            results.append((vector, result))
+        totals = Totals(counts, len(suite.file_errors), suite.deselected)
+        write_report(report_path, suite, results, totals, started, time.perf_counter() - clock)
+    finally:
+        suite.close()
+    return Report.load(report_path)
+
+
+def _cell(text: str) -> str:
+    return text.split("\n", 1)[0].replace("|", "\\|")
+
+
+def render(matrix: Matrix, reports: Sequence[tuple[Entry, Report]], reports_dir: str) -> str:
+    """docs/matrix.md: implementations x profiles, then each failing vector with its finding."""
+    lines = [
+        "# Conformance matrix of real implementations",
+        "",
+        "Generated by `streamroute matrix` (`tox -e matrix`) from [matrix.yaml](matrix.yaml); "
+        "do not edit by hand. Each cell is passed / failed / errored (applicable vectors; "
+        "not applicable ones are left out). The JSON Lines reports it was rendered from are in "
+        f"[{reports_dir}/]({reports_dir}/); each failure's cause is explained in "
+        "[findings.md](findings.md).",
+        "",
+    ]
+    header = "| implementation | language | adapter | " + " | ".join(matrix.profiles) + " |"
+    lines += [header, "|" + "---|" * (3 + len(matrix.profiles))]
+    for entry, report in reports:
+        info = report.header["implementation"]
+        cells = []
+        for profile in matrix.profiles:
+            counts = Counter(v["status"] for v in report.vectors if v["profile"] == profile)
+            cells.append(
+                f"{counts[Status.PASSED.value]} / {counts[Status.FAILED.value]} / "
+                f"{counts[Status.ERRORED.value]}"
+                + (f" ({counts[Status.SKIPPED.value]} skipped)" if counts[Status.SKIPPED.value] else "")
+            )
+        lines.append(
+            f"| {_cell(entry.label)} | {info['language']} | `{info['name']}` {info['version']} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    suite = reports[0][1].header["suite"] if reports else {"version": "?"}
+    lines += ["", f"Suite: streamroute {suite['version']}; profiles run: {', '.join(matrix.profiles)}."]
+    lines += _finding_table(matrix, reports)
+    unexplained = 0
+    for entry, report in reports:
+        failing = [v for v in report.vectors if v["status"] in (Status.FAILED.value, Status.ERRORED.value)]
+        totals = Counter(v["status"] for v in report.vectors)
+        summary = ", ".join(f"{totals[s.value]} {s.value}" for s in _COUNTED if totals[s.value])
+        lines += [
+            "",
+            f"## {entry.label}",
+            "",
+            f"Command: `{entry.command}`"
+            + (f"; pinned: `{' '.join(entry.pip)}`" if entry.pip else "")
+            + (f"; npm package.json in `{entry.npm}`" if entry.npm else "")
+            + f". Report: [{reports_dir}/{entry.id}.jsonl]({reports_dir}/{entry.id}.jsonl). {summary}.",
+        ]
+        if not failing:
+            continue
+        lines += ["", "| vector | status | finding | reason |", "|---|---|---|---|"]
+        for v in sorted(failing, key=lambda v: v["id"]):
+            finding = matrix.explain(entry.id, v["id"], v["message"])
+            if finding is None:
+                unexplained += 1
+                shown = "**unexplained**"
+            else:
+                shown = f"[{finding.id}](findings.md#{finding.id.lower()})"
+            lines.append(f"| `{v['id']}` | {v['status']} | {shown} | {_cell(v['message'])} |")
+    lines += ["", f"Failures no finding explains: {unexplained}.", ""]
+    return "\n".join(lines)
+
+
+def _finding_table(matrix: Matrix, reports: Sequence[tuple[Entry, Report]]) -> list[str]:
+    """How many failing vectors each finding explains, per implementation."""
+    counts: dict[str, Counter[str]] = {f.id: Counter() for f in matrix.findings}
+    for entry, report in reports:
+        for v in report.vectors:
+            if v["status"] in (Status.FAILED.value, Status.ERRORED.value):
+                finding = matrix.explain(entry.id, v["id"], v["message"])
+                if finding is not None:
+                    counts[finding.id][entry.id] += 1
+    if not matrix.findings:
+        return []
+    lines = [
+        "",
+        "## Findings",
+        "",
+        "Failing vectors each finding explains, per implementation (classes: see findings.md).",
+        "",
+        "| finding | class | " + " | ".join(e.id for e, _ in reports) + " |",
+        "|" + "---|" * (2 + len(reports)),
+    ]
+    for f in matrix.findings:
+        cells = [str(counts[f.id][e.id] or "") for e, _ in reports]
+        lines.append(
+            f"| [{f.id}](findings.md#{f.id.lower()}) {_cell(f.title)} | {f.classification} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return lines
+
+
+def unexplained(matrix: Matrix, reports: Sequence[tuple[Entry, Report]]) -> list[str]:
+    return [
+        f"{entry.id}: {v['id']}: {v['message'].splitlines()[0] if v['message'] else ''}"
+        for entry, report in reports
+        for v in report.vectors
+        if v["status"] in (Status.FAILED.value, Status.ERRORED.value)
+        and matrix.explain(entry.id, v["id"], v["message"]) is None
+    ]
+
+
+def run_matrix(
+    config: Path, output: Path, reports_dir: Path, workdir: Path, only: Sequence[str] = ()
+) -> tuple[Matrix, list[tuple[Entry, Report]]]:
+    """Install and run each implementation (or reuse the reports of those not in `only`), render."""
+    matrix = load_matrix(config)
+    unknown = sorted(set(only) - {e.id for e in matrix.entries})
+    if unknown:
+        raise UsageError(f"no implementation {', '.join(unknown)} in {config}")
+    reports_dir.mkdir(parents=True, exist_ok=True)
+    reports: list[tuple[Entry, Report]] = []
+    for entry in matrix.entries:
+        path = reports_dir / f"{entry.id}.jsonl"
+        if only and entry.id not in only:
+            if path.exists():
+                reports.append((entry, Report.load(path)))
+            continue
+        print(f"matrix: {entry.id}: installing", file=sys.stderr)
+        command = install(entry, workdir)
+        print(f"matrix: {entry.id}: running {command}", file=sys.stderr)
+        reports.append((entry, run_entry(matrix, entry, command, path)))
+        print(f"matrix: {entry.id}: {reports[-1][1].totals.describe()}", file=sys.stderr)
+    relative = Path(_relative(reports_dir.resolve(), output.resolve().parent))
+    output.write_text(render(matrix, reports, relative.as_posix()), encoding="utf-8")
+    return matrix, reports
+
+
+def _relative(path: Path, start: Path) -> str:
+    try:
+        return str(path.relative_to(start))
+    except ValueError:
+        return str(path)
