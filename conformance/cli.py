@@ -7,10 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-from collections import Counter
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 
 from .capture import check_capture
@@ -19,7 +16,7 @@ from .lint import lint
 from .matrix import run_matrix, unexplained
 from .protocol import SmokeFailure, smoke
 from .render import badge, baseline, summary_markdown, summary_text
-from .report import Report, ReportError, Totals, write_report
+from .report import Report, ReportError, run_suite, write_report
 from .requirements import read_requirements
 from .results import Result, Status
 from .schemas import BUNDLED_VECTORS, SPEC_DIR
@@ -72,13 +69,8 @@ def _run(args: argparse.Namespace) -> int:
 def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
     for warning in suite.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    started, clock = datetime.now(timezone.utc), time.perf_counter()
-    counts: Counter[Status] = Counter()
-    results: list[tuple[Vector, Result]] = []
-    for vector in suite.vectors:
-        result = suite.run(vector)
-        counts[result.status] += 1
-        results.append((vector, result))
+
+    def show(vector: Vector, result: Result) -> None:
         if result.status is Status.SKIPPED:
             print(f"SKIPPED {vector.id}: {result.message}")
         elif result.status.is_failure or (args.verbose and result.status is not Status.PASSED):
@@ -86,16 +78,17 @@ def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
             if result.details:
                 print("\n".join("  " + line for line in result.details.splitlines()))
             print()
+
+    run = run_suite(suite, show)
     for error in suite.file_errors:
         print(f"BAD VECTOR FILE {error}\n")
-    totals = Totals(counts, len(suite.file_errors), suite.deselected)
     if args.report:
-        write_report(args.report, suite, results, totals, started, time.perf_counter() - clock)
+        write_report(args.report, suite, run)
     print(f"implementation: {suite.implementation.name}")
-    print("streamroute: " + totals.describe())
+    print("streamroute: " + run.totals.describe())
     if not suite.vectors:
         print("streamroute: no vectors selected", file=sys.stderr)
-    return 1 if totals.failed else 0
+    return 1 if run.totals.failed else 0
 
 
 def _smoke(args: argparse.Namespace) -> int:

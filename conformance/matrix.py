@@ -23,20 +23,17 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from .report import Report, Totals, write_report
-from .results import Result, Status
+from .report import Report, run_suite, write_report
+from .results import Status
 from .suite import DEFAULT_TIMEOUT, Suite, UsageError
-from .vectors import Vector
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _COUNTED = (Status.PASSED, Status.FAILED, Status.ERRORED, Status.SKIPPED, Status.NOT_APPLICABLE)
@@ -193,15 +190,7 @@ def run_entry(matrix: Matrix, entry: Entry, command: str, report_path: Path) -> 
     """Run the matrix's profiles against one implementation and write its report."""
     suite = Suite.prepare(None, (), matrix.profiles, adapter_command=command, timeout=matrix.timeout)
     try:
-        started, clock = datetime.now(timezone.utc), time.perf_counter()
-        counts: Counter[Status] = Counter()
-        results: list[tuple[Vector, Result]] = []
-        for vector in suite.vectors:
-            result = suite.run(vector)
-            counts[result.status] += 1
-            results.append((vector, result))
-        totals = Totals(counts, len(suite.file_errors), suite.deselected)
-        write_report(report_path, suite, results, totals, started, time.perf_counter() - clock)
+        write_report(report_path, suite, run_suite(suite))
     finally:
         suite.close()
     return Report.load(report_path)

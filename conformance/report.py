@@ -8,10 +8,11 @@ run and per vector file that could not be used, and a footer with the totals.
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -55,20 +56,36 @@ class ReportError(Exception):
     """A report that cannot be read: reported in one line."""
 
 
-def write_report(
-    path: Path,
-    suite: Suite,
-    results: Sequence[tuple[Vector, Result]],
-    totals: Totals,
-    started: datetime,
-    seconds: float,
-) -> None:
+@dataclass(frozen=True)
+class SuiteRun:
+    results: list[tuple[Vector, Result]]
+    totals: Totals
+    started: datetime
+    seconds: float
+
+
+def run_suite(suite: Suite, each: Callable[[Vector, Result], None] | None = None) -> SuiteRun:
+    """Run every selected vector, in order; `each` sees every result as it comes."""
+    started, clock = datetime.now(timezone.utc), time.perf_counter()
+    counts: Counter[Status] = Counter()
+    results: list[tuple[Vector, Result]] = []
+    for vector in suite.vectors:
+        result = suite.run(vector)
+        counts[result.status] += 1
+        results.append((vector, result))
+        if each is not None:
+            each(vector, result)
+    totals = Totals(counts, len(suite.file_errors), suite.deselected)
+    return SuiteRun(results, totals, started, time.perf_counter() - clock)
+
+
+def write_report(path: Path, suite: Suite, run: SuiteRun) -> None:
     header = {
         "line": "header",
         "suite": {"name": "streamroute", "version": version("streamroute")},
         "protocol": PROTOCOL_VERSION,
         "implementation": suite.implementation.info,
-        "started": started.isoformat(timespec="seconds"),
+        "started": run.started.isoformat(timespec="seconds"),
     }
     vectors = [
         {
@@ -81,7 +98,7 @@ def write_report(
             "details": result.details,
             "listed": suite.listed(vector),
         }
-        for vector, result in results
+        for vector, result in run.results
     ]
     file_errors = [
         {"line": "file_error", "path": str(error.path), "message": error.message}
@@ -89,10 +106,10 @@ def write_report(
     ]
     footer = {
         "line": "footer",
-        "totals": {status.value: totals.counts[status] for status in Status},
-        "bad_files": totals.bad_files,
-        "deselected": totals.deselected,
-        "seconds": round(seconds, 3),
+        "totals": {status.value: run.totals.counts[status] for status in Status},
+        "bad_files": run.totals.bad_files,
+        "deselected": run.totals.deselected,
+        "seconds": round(run.seconds, 3),
     }
     lines = [header, *vectors, *file_errors, footer]
     try:
