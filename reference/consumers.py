@@ -110,35 +110,44 @@ class Raise:
 class Patch:
     """CUSTOM-CAT-6: the streaming apply_patch preview, throttled by stream time.
 
-    The parser (patch.py) parses each line once; `pending` is a flag, not a
-    snapshot, and a snapshot is built only when an update is emitted, so the
-    cost of a stream is linear in its length plus the size of the updates
-    emitted, at most one per PREVIEW_INTERVAL_MS of stream time.
+    Inside the throttle's interval no update can be emitted, so a delta is only
+    kept; the text received since the last parse is parsed when an update may
+    be due, and at finish. What is parsed depends only on the concatenated
+    text (CUSTOM-PATCH-1), so the previews are the same as parsing every delta
+    at once, and each piece of text is still parsed once (patch.py). A
+    snapshot is built only when an update is emitted, so the cost of a stream
+    is linear in its length plus the size of the updates emitted, at most one
+    per PREVIEW_INTERVAL_MS of stream time.
     """
 
     def __init__(self) -> None:
         self._parser = PatchParser()
         self._deltas: list[str] = []  # the streamed text, joined once at finish
+        self._parsed = 0  # how many of the deltas the parser has been given
         self._pending = False  # the preview changed since the last update emitted
         self._last_emitted_ms: int | None = None
 
     def consume(self, delta: str, at_ms: int) -> Payload | None:
         self._deltas.append(delta)
-        if self._parser.error is not None:
-            return None  # CUSTOM-PATCH-6: a parse error stops the previews
-        if self._parser.feed(delta):
-            self._pending = True
-        if self._parser.error is not None:
-            self._pending = False
-            return None
-        due = self._last_emitted_ms is None or at_ms - self._last_emitted_ms >= PREVIEW_INTERVAL_MS
-        if not (self._pending and due):
-            return None  # CUSTOM-PATCH-4: nothing new, or inside the interval
+        last = self._last_emitted_ms
+        if last is not None and at_ms - last < PREVIEW_INTERVAL_MS:
+            return None  # CUSTOM-PATCH-4: inside the interval
+        if not self._catch_up():
+            return None  # nothing new, or a parse error stopped the previews (CUSTOM-PATCH-6)
         self._pending = False
         self._last_emitted_ms = at_ms
         return {"files": self._parser.files()}
 
+    def _catch_up(self) -> bool:
+        """Parse the deltas not parsed yet; True when a preview is pending and may be shown."""
+        deltas = self._deltas
+        if self._parser.feed("".join(deltas[self._parsed :])):
+            self._pending = True
+        self._parsed = len(deltas)
+        return self._pending and self._parser.error is None
+
     def finish(self, input_text: str, at_ms: int) -> Finished | Rejected:
+        self._catch_up()
         parser = self._parser
         if "".join(self._deltas) != input_text:  # CUSTOM-PATCH-5: judge the complete input
             parser = PatchParser()

@@ -8,6 +8,7 @@ themselves and a malformed event can never reach the router's state.
 from __future__ import annotations
 
 import json
+import json.scanner
 from typing import Any
 
 JSONObject = dict[str, Any]
@@ -19,11 +20,25 @@ def _reject_constant(name: str) -> Any:
 
 # One decoder for every call: `json.loads` with an argument builds a new one each time.
 _STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+# The decoder's own scanner (C when available): `scan_value(text, index)` is the value
+# that starts at `index` and the index after it, without the whitespace skipping and the
+# checks that `decode` wraps around it. It raises StopIteration when no value starts
+# there, and ValueError or RecursionError as `decode` does.
+scan_value = json.scanner.make_scanner(_STRICT)  # type: ignore[arg-type]  # typeshed: context is a scanner
 
 
 def loads_strict(text: str) -> Any:
-    """Parse JSON text as RFC 8259 defines it: `NaN` and `Infinity` are not JSON (ValueError)."""
-    return _STRICT.decode(text)
+    """Parse JSON text as RFC 8259 defines it: `NaN` and `Infinity` are not JSON (ValueError).
+
+    A payload that is one value and nothing else, as events are, is scanned directly;
+    anything else (whitespace around the value, or not JSON at all) goes through the
+    decoder, which answers the same value or says what is wrong.
+    """
+    try:
+        value, end = scan_value(text, 0)
+    except StopIteration:
+        return _STRICT.decode(text)
+    return value if end == len(text) else _STRICT.decode(text)
 
 
 class Violation(Exception):

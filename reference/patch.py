@@ -19,6 +19,7 @@ long patch stays linear in its length.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,27 +104,29 @@ class PatchParser:
 
         The entries of closed files are the same objects in every preview; treat them as read-only.
         """
-        return [*self._closed, *(entry.to_json() for entry in self._files[len(self._closed) :])]
+        if len(self._closed) == len(self._files):
+            return list(self._closed)
+        return [*self._closed, self._files[-1].to_json()]  # only the last entry is ever open
 
     def feed(self, text: str) -> bool:
         """Take more text; parse the lines it completes (CUSTOM-PATCH-1)."""
         if self.error is not None:
             return False
-        pieces = text.split("\n")
-        if len(pieces) == 1:
+        if "\n" not in text:  # most pieces of a stream: no line ends here
             if text:
                 self._partial.append(text)
             return False
+        pieces = text.split("\n")
         changed = False
         self._partial.append(pieces[0])
-        first = "".join(self._partial)
+        pieces[0] = "".join(self._partial)
         self._partial = []
-        for line in [first, *pieces[1:-1]]:
-            try:
+        try:
+            for line in itertools.islice(pieces, len(pieces) - 1):
                 changed = self._parse_line(line) or changed
-            except PatchError as error:
-                self.error = error
-                return False
+        except PatchError as error:
+            self.error = error
+            return False
         if pieces[-1]:
             self._partial.append(pieces[-1])
         return changed
@@ -152,8 +155,14 @@ class PatchParser:
         """Parse one line (CUSTOM-PATCH-2); True when it changed the preview."""
         self._line += 1
         line = raw[:-1] if raw.endswith("\r") else raw
-        marker = line.strip()
         state = self._state
+        first = line[:1]
+        if first == "+" and state == ADDING:  # most lines: content, which no marker starts like
+            self._files[-1].added.append(line[1:])
+            return True
+        if (first == "+" or first == "-") and state == UPDATING:
+            return self._hunk_line(line)
+        marker = line.strip()
         if state == ENDED:
             if marker:
                 raise PatchError(self._line, f"content after {END!r}: {line!r}")
@@ -163,11 +172,8 @@ class PatchParser:
                 raise PatchError(self._line, f"the first line of a patch must be {BEGIN!r}, got {line!r}")
             self._state = FILES
             return False
-        if self._header(marker):
+        if marker.startswith("***") and self._header(marker):
             return self._state != ENDED
-        if state == ADDING and line.startswith("+"):
-            self._files[-1].added.append(line[1:])
-            return True
         if state == UPDATING:
             return self._update_line(line, marker)
         if state == ADDING:
@@ -219,16 +225,20 @@ class PatchParser:
             hunks[-1].end_of_file = True
             return True
         if line == "" or line[0] in " +-":
-            if not hunks:
-                hunks.append(_Hunk(None))  # the first hunk may omit its @@
-            elif hunks[-1].end_of_file:
-                raise PatchError(self._line, f"a hunk line after {END_OF_FILE!r}: {line!r}")
-            hunks[-1].lines.append(line or " ")
-            return True
+            return self._hunk_line(line)
         raise PatchError(
             self._line,
             f"every line of an update starts with ' ', '+' or '-', or is a header; got {line!r}",
         )
+
+    def _hunk_line(self, line: str) -> bool:
+        hunks = self._files[-1].hunks
+        if not hunks:
+            hunks.append(_Hunk(None))  # the first hunk may omit its @@
+        elif hunks[-1].end_of_file:
+            raise PatchError(self._line, f"a hunk line after {END_OF_FILE!r}: {line!r}")
+        hunks[-1].lines.append(line or " ")
+        return True
 
 
 def parse(text: str) -> list[dict[str, Any]]:

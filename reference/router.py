@@ -54,7 +54,10 @@ All state that affects routing lives in this module:
 Each event type maps to one handler in `_ROUTES`. A handler first reads and
 checks every field it needs (raising `Violation`, which becomes one `error`
 outcome and leaves the state untouched), then changes state and returns
-outcomes. Requirement ids in comments refer to spec/core.md and
+outcomes. The handlers of deltas, which are nearly every event of a stream,
+take the common case in place (a field of the expected type, an item found
+by its id) and leave anything else to the accessors of fields.py and the
+general lookup, which decide it and name what is wrong. Requirement ids in comments refer to spec/core.md and
 spec/custom-tools.md.
 """
 
@@ -292,21 +295,21 @@ class Router:
     # -- the two entry points ------------------------------------------------
 
     def feed(self, event: object) -> list[Outcome]:
-        index = self._events_seen
         self._events_seen += 1
-        if isinstance(event, dict):  # CUSTOM-TIME-1: every object's valid at_ms, routed or not
-            at_ms = event.get("at_ms")
-            if isinstance(at_ms, int) and not isinstance(at_ms, bool) and at_ms >= 0:
-                self._now_ms = at_ms
         try:
             if not isinstance(event, dict):
                 raise Violation("malformed_event", f"an event must be an object, got {type(event).__name__}")
-            event_type = required_str(event, "type")
+            at_ms = event.get("at_ms")  # CUSTOM-TIME-1: every object's valid at_ms, routed or not
+            if type(at_ms) is int and at_ms >= 0:  # a JSON integer (bool is not one)
+                self._now_ms = at_ms
+            event_type = event.get("type")
+            if type(event_type) is not str:
+                event_type = required_str(event, "type")
             if self._end_status is not None:  # CORE-LIFE-4
                 raise Violation("event_after_terminal", f"{event_type} after the terminal event")
             return _ROUTES.get(event_type, Router._unrouted)(self, event)
         except Violation as violation:
-            return [_error(violation.code, f"event {index}: {violation.message}")]
+            return [_error(violation.code, f"event {self._events_seen - 1}: {violation.message}")]
 
     def close(self) -> list[Outcome]:
         if self._closed:
@@ -452,6 +455,15 @@ class Router:
 
     def _find_item(self, event: JSONObject, item_types: tuple[str, ...]) -> Item:
         """The item an item event belongs to (CORE-ITEM-2, -3, -4, -8)."""
+        item_id, output_index = event.get("item_id"), event.get("output_index")
+        if (
+            type(item_id) is str
+            and (output_index is None or (type(output_index) is int and output_index >= 0))
+            and "call_id" not in event
+        ):  # nearly every event: its item by id, every field well-formed
+            item = self._items.get(item_id)
+            if item is not None and item.type in item_types:
+                return item
         item_id = optional_str(event, "item_id")
         output_index = optional_index(event, "output_index")
         custom_input = event["type"] in _CUSTOM_INPUT_EVENTS
@@ -492,9 +504,13 @@ class Router:
 
     def _text_delta(self, event: JSONObject) -> list[Outcome]:
         item = self._find_item(event, ("message",))
-        content_index = optional_index(event, "content_index") or 0  # CORE-ITEM-7
-        output_index = optional_index(event, "output_index")
-        delta = required_str(event, "delta")
+        output_index = event.get("output_index")  # checked by _find_item
+        content_index = event.get("content_index")
+        if type(content_index) is not int or content_index < 0:
+            content_index = optional_index(event, "content_index") or 0  # CORE-ITEM-7
+        delta = event.get("delta")
+        if type(delta) is not str:
+            delta = required_str(event, "delta")
         part = item.part(content_index)
         if part.done or item.done:  # CORE-TEXT-6
             raise Violation("late_delta", f"text delta after part {content_index} of {item.id!r} was done")
@@ -552,8 +568,11 @@ class Router:
     # -- arguments and calls -------------------------------------------------
 
     def _arguments_delta(self, event: JSONObject) -> list[Outcome]:
-        item = self._find_item(event, _CALL_ITEM_OF[event["type"]])
-        delta = required_str(event, "delta")
+        event_type = event["type"]
+        item = self._find_item(event, _CALL_ITEM_OF[event_type])
+        delta = event.get("delta")
+        if type(delta) is not str:
+            delta = required_str(event, "delta")
         arguments = item.arguments
         if arguments.done:  # CORE-ARGS-4
             raise Violation("late_delta", f"delta after the arguments of {item.id!r} were complete")
@@ -566,10 +585,10 @@ class Router:
             message = f"the arguments of {item.id!r} pass {MAX_BUFFERED_BYTES} bytes"
             return self._resolve_as_error(item, "too_large", message)
         arguments.append(delta)  # CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3
-        outcomes: list[Outcome] = [{"kind": "tool.arguments.delta", "item_id": item.id, "delta": delta}]
-        if event["type"] == "response.custom_tool_call_input.delta":  # CUSTOM-DELTA-1
-            outcomes += self._consume(item, event, delta)
-        return outcomes
+        outcome: Outcome = {"kind": "tool.arguments.delta", "item_id": item.id, "delta": delta}
+        if self._slot is not None and event_type == "response.custom_tool_call_input.delta":  # CUSTOM-DELTA-1
+            return [outcome, *self._consume(item, event, delta)]
+        return [outcome]
 
     # -- the diff consumer (spec/custom-tools.md) ----------------------------
 

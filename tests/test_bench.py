@@ -27,8 +27,8 @@ def test_each_workload_routes_cleanly(make: bench.Workload) -> None:
     assert bench.json_path(workload)() == len(outcomes)
 
 
-def test_the_patch_workload_previews_and_calls() -> None:
-    workload = bench.patch_call(0.05)
+def test_the_patch_preview_workload_previews_and_calls() -> None:
+    workload = bench.patch_preview(0.05)
     router = Router(consumers_for(workload.tools))
     outcomes = [outcome for event in workload.events for outcome in router.feed(event)]
     kinds = [outcome["kind"] for outcome in outcomes]
@@ -51,8 +51,11 @@ def test_the_command_prints_the_table_and_writes_json(
     assert [row["workload"] for row in result["workloads"]] == [
         "text answer",
         "4 calls, large arguments",
+        "apply_patch",
         "apply_patch, streamed preview",
     ]
+    assert [row["previews"] for row in result["workloads"]] == [False, False, False, True]
+    assert result["all"]["events"] == sum(row["events"] for row in result["workloads"][:3])
     for row in [*result["workloads"], result["all"]]:
         assert row["eps"]["floor"] > 0
         assert row["eps"]["full"] > 0

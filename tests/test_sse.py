@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 from conftest import write_vector
+from hypothesis import given
+from hypothesis import strategies as st
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.protocol import ProtocolImplementation
 from streamroute.conformance.results import Status, run_vector
@@ -210,6 +212,84 @@ def test_the_cost_is_linear(shape: str) -> None:
 
     ratio = _seconds(decode(make(4 * size))) / _seconds(decode(make(size)))
     assert ratio < 8, f"{shape}: 4x the input cost {ratio:.1f}x the time"
+
+
+# -- plain events: read in place, the same as through the decoder -----------------
+
+
+class _LineByLine(ByteRouter):
+    """The reference with its plain-event path turned off: every event through the decoder."""
+
+    def _route_plain_events(self, text: str, at: int, routed: list[list[Outcome]]) -> int:
+        return at
+
+
+def _sse_event(event: dict[str, Any], named: bool = True) -> bytes:
+    head = f"event: {event['type']}\n" if named else ""
+    return f"{head}data: {json.dumps(event, separators=(',', ':'))}\n\n".encode()
+
+
+_WHERE = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+ROUTED = [
+    _sse_event({"type": "response.created", "response": {"id": "resp_1"}}),
+    _sse_event(
+        {"type": "response.output_item.added", "output_index": 0, "item": {"id": "msg_1", "type": "message"}}
+    ),
+    _sse_event({"type": "response.output_text.delta", **_WHERE, "delta": "héllo\u2028 😀"}),
+    _sse_event({"type": "response.output_text.delta", **_WHERE, "delta": " world"}, named=False),
+    _sse_event({"type": "response.output_text.done", **_WHERE, "text": "héllo\u2028 😀 world"}),
+    _sse_event({"type": "response.completed", "response": {"id": "resp_1", "status": "completed"}}),
+]
+# Lines that look almost plain, each read differently by the decoder than by a careless reader.
+ALMOST_PLAIN = [
+    b"data: [1,\n2]\n\n",  # the value goes on past its line: `2]` is a field, the data is `[1,`
+    b'data: {"type":"x"} \n\n',  # whitespace after the value
+    b'data:  {"type":"x"}\n\n',  # and before it
+    b'data:{"type":"x"}\n\n',  # no space after the colon
+    b"data:x{}\n\n",  # not JSON, though one is in it
+    b'data: {"type":"x"}\r\n\r\n',
+    b'event: a\ndata: {"type":"x"}\ndata: {"type":"y"}\n\n',  # two data lines
+    b'data: {"type":"x"}\n: keep-alive\n\n',
+    b'data: {"type":"x"}\nevent: y\n\n',
+    b'id: 7\ndata: {"type":"x"}\n\n',
+    b'event:\ndata: {"type":"x"}\n\n',
+    b"event: x\n\n",
+    b"data: {}{}\n\n",
+    b"data: NaN\n\n",
+    b"data: " + b"[" * 3000 + b"]" * 3000 + b"\n\n",
+    b"data: [DONE]\n\n",
+    b": ping\n\n\n",
+    b'data: "a\n\n',
+]
+
+
+def _routed_per_event(router: ByteRouter, stream: bytes, offsets: Iterable[int]) -> list[Any]:
+    """Each chunk's outcomes, one list per event, and the decoder's fields after the chunk."""
+    bounds = [0, *offsets, len(stream)]
+    routed: list[Any] = []
+    for start, end in itertools.pairwise(bounds):
+        routed += router.feed_bytes(stream[start:end])
+        decoder = router._decoder
+        routed.append((list(decoder._data), decoder._event, decoder._id))
+    return [*routed, router.close()]
+
+
+@given(
+    fragments=st.lists(st.sampled_from(ROUTED + ALMOST_PLAIN), max_size=24),
+    cuts=st.lists(st.floats(0, 1), max_size=6),
+)
+def test_plain_events_route_as_the_decoder_reads_them(fragments: list[bytes], cuts: list[float]) -> None:
+    stream = b"".join(fragments)
+    offsets = sorted(int(cut * len(stream)) for cut in cuts)
+    expected = _routed_per_event(_LineByLine(Router()), stream, offsets)
+    assert _routed_per_event(ByteRouter(Router()), stream, offsets) == expected
+
+
+def test_a_plain_event_may_take_its_name_from_an_earlier_chunk() -> None:
+    router = ByteRouter(Router())
+    assert router.feed_bytes(b"event: response.created\n") == []
+    assert router.feed_bytes(b'data: {"type":"acme.x"}\n\n') == [[{"kind": "ignored", "type": "acme.x"}]]
+    assert router._decoder._event == ""
 
 
 # -- the harness -----------------------------------------------------------------
