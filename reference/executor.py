@@ -7,8 +7,11 @@ and makes sure it runs at most once. `feed(outcomes)` takes a router's
 outcomes, passes each one on and appends the execution outcomes it causes.
 `cancel`, `approve`, `deny`, `recover` and `audit` are the control steps of
 spec/execution.md; `finish` and `fail` end a call whose tool went on running
-(EXEC-RUN-2). Tools are injected functions and the ledger is injected
-storage: the executor itself has no sockets, threads or clocks.
+(EXEC-RUN-2). A router's `error` `call_retracted` (option `tool_call_point:
+arguments_done`) withdraws a call the executor already took: the executor
+cancels the call if it has not ended, and marks its record `retracted` in any
+case (EXEC-RETRACT-*). Tools are injected functions and the ledger is
+injected storage: the executor itself has no sockets, threads or clocks.
 
 The per-call state machine of spec/execution.md section 2 is `TRANSITIONS`,
 and every move goes through `_move`: it looks the move up there, then writes
@@ -44,17 +47,23 @@ from jsonschema.validators import validator_for
 from .ledger import UNFINISHED, Ledger, Record, State
 from .router import Outcome
 
-Trigger = Literal["accept", "reject", "cancel", "start", "return", "fail", "interrupt"]
+Trigger = Literal["accept", "reject", "cancel", "start", "return", "fail", "interrupt", "retract"]
 
 # state -> {trigger: next state}; a move not listed here is a bug (EXEC-STATE-1).
 TRANSITIONS: dict[State, dict[Trigger, State]] = {
     "STREAMING": {"accept": "TOOL_READY", "reject": "FAILED", "cancel": "CANCELLED"},
-    "TOOL_READY": {"start": "TOOL_RUNNING", "reject": "FAILED", "cancel": "CANCELLED"},
+    "TOOL_READY": {
+        "start": "TOOL_RUNNING",
+        "reject": "FAILED",
+        "cancel": "CANCELLED",
+        "retract": "CANCELLED",
+    },
     "TOOL_RUNNING": {
         "return": "TOOL_SUCCEEDED",
         "fail": "FAILED",
         "interrupt": "FAILED",
         "cancel": "CANCELLED",
+        "retract": "CANCELLED",
     },
     "TOOL_SUCCEEDED": {},
     "FAILED": {},
@@ -70,6 +79,7 @@ _OUTCOMES: dict[Trigger, tuple[str, tuple[str, ...]]] = {
     "return": ("tool.succeeded", ("result",)),
     "fail": ("tool.failed", ("code", "message")),
     "interrupt": ("tool.failed", ("code", "message")),
+    "retract": ("tool.cancelled", ("started",)),
 }
 
 
@@ -197,6 +207,8 @@ class Executor:
             kind = outcome.get("kind")
             if kind == "tool.call":  # EXEC-FLOW-2: nothing else can make a call ready
                 answer += self._take(outcome)
+            elif kind == "error" and outcome.get("code") == "call_retracted":
+                answer += self._retract(outcome.get("call_id"), outcome.get("item_id"))
             elif kind == "lifecycle" and outcome.get("event") == "created":
                 self._turn = _Turn()  # EXEC-CANCEL-4
         return answer
@@ -262,6 +274,22 @@ class Executor:
         tool = self._tools.get((record.namespace, record.name))
         return tool if tool is not None and tool.type == record.tool_type else None
 
+    def _retract(self, call_id: object, item_id: object) -> list[Outcome]:
+        """The router withdrew a call it made at its arguments .done (EXEC-RETRACT-1 .. -6)."""
+        # Read again after a lost compare-and-set: another consumer moved the call meanwhile.
+        # Only READY -> RUNNING -> final can happen in between, so this ends.
+        while True:
+            record = self._ledger.get(call_id) if isinstance(call_id, str) else None
+            if record is None or record.item_id != item_id or record.retracted:  # EXEC-RETRACT-6
+                return []
+            if record.state in UNFINISHED:  # EXEC-RETRACT-1, -2: it does no more than it did
+                moved = self._move(record, "retract", retracted=True)
+                if moved is not None:
+                    self._stop(moved.call_id)
+                    return [_outcome(moved, "retract")]
+            elif self._ledger.update(dataclasses.replace(record, retracted=True), record.state):
+                return []  # EXEC-RETRACT-3: final; the record says what ran (EXEC-RETRACT-4)
+
     # -- moves ---------------------------------------------------------------
 
     def _move(self, record: Record, trigger: Trigger, **changes: Any) -> Record | None:
@@ -319,11 +347,15 @@ class Executor:
             if record is None or record.state not in UNFINISHED:
                 continue
             outcomes += self._emit(record, "cancel")
-            stop = self._stops.pop(call_id, None)
-            if stop is not None:
-                with contextlib.suppress(Exception):  # the call is cancelled whatever the hook does
-                    stop(call_id)
+            self._stop(call_id)
         return outcomes
+
+    def _stop(self, call_id: str) -> None:
+        """Ask a tool still running in this process to stop, once (EXEC-CANCEL-1, EXEC-RETRACT-2)."""
+        stop = self._stops.pop(call_id, None)
+        if stop is not None:
+            with contextlib.suppress(Exception):  # the call is cancelled whatever the hook does
+                stop(call_id)
 
     def _awaiting(self, call_id: str) -> Record | None:
         record = self._ledger.get(call_id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import json.scanner
+import math
 from typing import Any
 
 JSONObject = dict[str, Any]
@@ -39,6 +40,59 @@ def loads_strict(text: str) -> Any:
     except StopIteration:
         return _STRICT.decode(text)
     return value if end == len(text) else _STRICT.decode(text)
+
+
+def _overflow(literal: str) -> ValueError:
+    shown = literal if len(literal) <= 24 else literal[:20] + "..."
+    return ValueError(f"the number {shown} is beyond the range of a binary64")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):
+        raise _overflow(literal)
+    return value
+
+
+def _finite_int(literal: str) -> int:
+    if len(literal) < 309:  # below 1e308, sign included: finite
+        return int(literal)
+    # Python reads any integer exactly; JavaScript, Go and Rust read it as a binary64.
+    try:
+        if len(literal.lstrip("-")) <= 309:  # the largest finite binary64 is about 1.8e308
+            value = int(literal)
+            float(value)
+            return value
+    except OverflowError:
+        pass
+    raise _overflow(literal)
+
+
+def _unique_members(pairs: list[tuple[str, Any]]) -> JSONObject:
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise ValueError(f"the member name {name!r} appears twice in one object")
+            seen.add(name)
+    return obj
+
+
+# A call's arguments (CORE-CALL-3, -10, -11): strict JSON, and the two I-JSON (RFC 7493)
+# rules without which parsers disagree: unique member names, numbers a binary64 can hold.
+_ARGUMENTS = json.JSONDecoder(
+    parse_constant=_reject_constant,
+    parse_float=_finite_float,
+    parse_int=_finite_int,
+    object_pairs_hook=_unique_members,
+)
+
+
+def loads_arguments(text: str) -> Any:
+    """`loads_strict`, also refusing (ValueError) a member name repeated in one object and
+    a number that overflows a binary64."""
+    return _ARGUMENTS.decode(text)
 
 
 class Violation(Exception):

@@ -47,6 +47,7 @@ class Record:
     code: str | None = None
     message: str | None = None
     pointer: str | None = None  # the fault of invalid_arguments
+    retracted: bool = False  # the router withdrew the call after the executor took it
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), ensure_ascii=False, sort_keys=True)

@@ -2,7 +2,10 @@
 
 spec/custom-tools.md section 9 defines the grammar (CUSTOM-PATCH-2) and the
 preview (CUSTOM-PATCH-3); the `patch` consumer in consumers.py adds the
-throttle and `finish` on top of this parser.
+throttle and `finish` on top of this parser. The grammar is that of Codex's
+streaming parser (codex-rs/apply-patch/src/streaming_parser.rs), rule for
+rule: in an update, lines are trimmed at their end only, so an indented
+marker there is a context line; everywhere else on both sides.
 
 The parser takes text in pieces cut anywhere and parses each complete line
 exactly once, when its `\\n` arrives; the partial last line is kept as a list
@@ -30,6 +33,12 @@ DELETE = "*** Delete File: "
 UPDATE = "*** Update File: "
 MOVE = "*** Move to: "
 END_OF_FILE = "*** End of File"
+ENVIRONMENT = "*** Environment ID:"
+
+# Unicode White_Space, what Rust's `str::trim` removes; `str.strip()` would also remove U+001C-U+001F.
+WHITESPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+)
 
 # Parser states (CUSTOM-PATCH-2).
 START, FILES, ADDING, DELETING, UPDATING, ENDED = "start", "files", "add", "delete", "update", "end"
@@ -73,10 +82,15 @@ class _File:
 
 
 def _path_after(marker: str, prefix: str) -> str | None:
-    """The path of a header line `prefix + path`, or None if `marker` is not one."""
-    if not marker.startswith(prefix):
-        return None
-    return marker[len(prefix) :].strip() or None
+    """The path of a header line `prefix + path`, as written, or None if `marker` is not one.
+
+    `marker` is trimmed at its end and `prefix` ends with a space, so a path is never empty.
+    """
+    return marker[len(prefix) :] if marker.startswith(prefix) else None
+
+
+def _is_hunk_header(marker: str) -> bool:
+    return marker == "@@" or marker.startswith("@@ ")
 
 
 class PatchParser:
@@ -93,6 +107,7 @@ class PatchParser:
         self._state = START
         self._files: list[_File] = []
         self._closed: list[dict[str, Any]] = []  # the JSON of the entries before the open one
+        self._environment_seen = False  # `*** Environment ID:` comes at most once
         self.error: PatchError | None = None
 
     @property
@@ -140,7 +155,7 @@ class PatchParser:
             last = "".join(self._partial)
             self._partial = []
             try:
-                self._parse_line(last)
+                self._parse_last_line(last)
             except PatchError as error:
                 self.error = error
         if self.error is not None:
@@ -151,6 +166,16 @@ class PatchParser:
 
     # -- one complete line ---------------------------------------------------
 
+    def _parse_last_line(self, raw: str) -> None:
+        """The line after the last `\\n`: `*** End Patch` trimmed on both sides, whatever the state
+        after the first line (as Codex's `finish`), else a line like any other."""
+        if self._state != START and raw.strip(WHITESPACE) == END:
+            self._line += 1
+            self._close_entry()
+            self._state = ENDED
+        else:
+            self._parse_line(raw)
+
     def _parse_line(self, raw: str) -> bool:
         """Parse one line (CUSTOM-PATCH-2); True when it changed the preview."""
         self._line += 1
@@ -160,9 +185,11 @@ class PatchParser:
         if first == "+" and state == ADDING:  # most lines: content, which no marker starts like
             self._files[-1].added.append(line[1:])
             return True
-        if (first == "+" or first == "-") and state == UPDATING:
-            return self._hunk_line(line)
-        marker = line.strip()
+        if state == UPDATING:
+            if first == "+" or first == "-":
+                return self._hunk_line(line)
+            return self._update_line(line, line.rstrip(WHITESPACE))
+        marker = line.strip(WHITESPACE)
         if state == ENDED:
             if marker:
                 raise PatchError(self._line, f"content after {END!r}: {line!r}")
@@ -172,13 +199,22 @@ class PatchParser:
                 raise PatchError(self._line, f"the first line of a patch must be {BEGIN!r}, got {line!r}")
             self._state = FILES
             return False
+        if state == FILES and marker.startswith(ENVIRONMENT):
+            self._set_environment(marker[len(ENVIRONMENT) :].strip(WHITESPACE))
+            return False
         if marker.startswith("***") and self._header(marker):
             return self._state != ENDED
-        if state == UPDATING:
-            return self._update_line(line, marker)
         if state == ADDING:
             raise PatchError(self._line, f"every line of an added file starts with '+', got {line!r}")
         raise PatchError(self._line, f"expected a file header or {END!r}, got {line!r}")
+
+    def _set_environment(self, environment: str) -> None:
+        """`*** Environment ID: E` before the first file: once, E not blank; not part of the preview."""
+        if not environment:
+            raise PatchError(self._line, "the environment id is empty")
+        if self._environment_seen:
+            raise PatchError(self._line, "a second environment id")
+        self._environment_seen = True
 
     def _header(self, marker: str) -> bool:
         """A file header or `*** End Patch`: close the current entry, start the next."""
@@ -200,31 +236,42 @@ class PatchParser:
         return False
 
     def _close_entry(self) -> None:
-        if self._state == UPDATING and not any(hunk.lines for hunk in self._files[-1].hunks):
+        if self._state == UPDATING:
             entry = self._files[-1]
-            raise PatchError(
-                self._line, f"the update of {entry.path!r} (line {entry.header_line}) changes nothing"
-            )
+            if not entry.hunks:
+                raise PatchError(entry.header_line, f"the update of {entry.path!r} has no hunk")
+            if not entry.hunks[-1].lines:
+                raise PatchError(self._line, f"the last hunk of the update of {entry.path!r} has no line")
         if len(self._closed) < len(self._files):  # its JSON, once and for all
             self._closed.append(self._files[-1].to_json())
 
     def _update_line(self, line: str, marker: str) -> bool:
+        """A line of an update that is not `+` or `-`; `marker` is the line trimmed at its end only."""
+        if marker.startswith("***") and self._header(marker):
+            return self._state != ENDED
         entry = self._files[-1]
         hunks = entry.hunks
+        if hunks and hunks[-1].end_of_file:
+            if not marker:
+                return False  # a blank line after `*** End of File`: nothing
+            if not _is_hunk_header(marker):
+                raise PatchError(self._line, f"after {END_OF_FILE!r} a hunk starts with '@@', got {line!r}")
         if not hunks and entry.move_to is None:
             move_to = _path_after(marker, MOVE)
             if move_to is not None:
                 entry.move_to = move_to
                 return True
-        if marker == "@@" or marker.startswith("@@ "):
-            hunks.append(_Hunk(marker[3:] if marker != "@@" else None))
+        if _is_hunk_header(marker) or marker == END_OF_FILE:
+            if hunks and not hunks[-1].lines:
+                raise PatchError(self._line, f"a hunk without a line before {line!r}")
+            if marker == END_OF_FILE:
+                if not hunks:
+                    return False  # before the first hunk it ends nothing (as Codex)
+                hunks[-1].end_of_file = True
+            else:
+                hunks.append(_Hunk(marker[3:] if marker != "@@" else None))
             return True
-        if marker == END_OF_FILE:
-            if not hunks or not hunks[-1].lines or hunks[-1].end_of_file:
-                raise PatchError(self._line, f"{END_OF_FILE!r} must end a hunk that has a line")
-            hunks[-1].end_of_file = True
-            return True
-        if line == "" or line[0] in " +-":
+        if line == "" or line[0] == " ":
             return self._hunk_line(line)
         raise PatchError(
             self._line,

@@ -10,21 +10,25 @@ events, which is what makes the vectors exact.
 All state that affects routing lives in this module:
 
 * the stream: OPEN until the first terminal event, then TERMINAL with an end
-  status; `close()` makes it CLOSED. After TERMINAL, every event is refused.
+  status; `close()` makes it CLOSED. After TERMINAL, every event is refused;
+  after CLOSED, every event is ignored without an outcome.
 * one `Item` per announced output item, keyed by item id. An item is OPEN
   until its `response.output_item.done`, then DONE. Within it:
   - each text content part is a `Part`: deltas appended, then DONE at its
-    `.done` event or when the item is done;
+    `.done` event or when the item is done. Its deltas are buffered up to
+    `MAX_BUFFERED_BYTES`; past it the buffer is dropped for good (`dropped`)
+    and the part is no longer compared (CORE-LIMIT-3);
   - a call item has one `Part` for its arguments (function) or input
-    (custom). Its `complete` text is fixed by the first complete source
-    (the arguments `.done` event, else the done item) and never changes.
-    Its deltas are buffered up to `MAX_BUFFERED_BYTES`; the delta that
-    would pass it resolves the call as `tool.error` `too_large` and drops
-    the buffer for good (`dropped`), so memory stays bounded (CORE-LIMIT-1).
+    (custom). Its `complete` text is the arguments `.done` event's, then the
+    done item's when it states one (CORE-ARGS-5). Its deltas are buffered up
+    to `MAX_BUFFERED_BYTES`; the delta that would pass it resolves the call
+    as `tool.error` `too_large` and drops the buffer (CORE-LIMIT-1).
   - a call item is *resolved* once it has produced its `tool.call` or
     `tool.error`, which happens exactly once: at the item's done event (the
     canonical point), at its arguments `.done` (option `arguments_done`), or
-    when the stream ends with the call still open.
+    when the stream ends with the call still open. A call *called* at its
+    arguments `.done` is then confirmed by its done item, or retracted
+    (`error` `call_retracted`, CORE-CALL-12, -13, -14).
 * the consumer slot of the custom-tools profile (spec/custom-tools.md): EMPTY,
   or ACTIVE with one diff consumer bound to one custom call (its item and its
   call id). Its transitions, all in this module:
@@ -53,12 +57,13 @@ All state that affects routing lives in this module:
 
 Each event type maps to one handler in `_ROUTES`. A handler first reads and
 checks every field it needs (raising `Violation`, which becomes one `error`
-outcome and leaves the state untouched), then changes state and returns
-outcomes. The handlers of deltas, which are nearly every event of a stream,
-take the common case in place (a field of the expected type, an item found
-by its id) and leave anything else to the accessors of fields.py and the
-general lookup, which decide it and name what is wrong. Requirement ids in comments refer to spec/core.md and
-spec/custom-tools.md.
+outcome and leaves the state untouched), then looks up the event's item
+(CORE-EVT-8), then changes state and returns outcomes. The handlers of
+deltas, which are nearly every event of a stream, take the common case in
+place (a field of the expected type, an item found by its id) and leave
+anything else to the accessors of fields.py and the general lookup, which
+decide it and name what is wrong. Requirement ids in comments refer to
+spec/core.md and spec/custom-tools.md.
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ from .consumers import ConsumerRegistry, DiffConsumer, Finished, Payload
 from .fields import (
     JSONObject,
     Violation,
-    loads_strict,
+    loads_arguments,
     optional_index,
     optional_object,
     optional_str,
@@ -134,6 +139,25 @@ UNROUTED = frozenset(
 )
 
 
+def _measured(text: str) -> tuple[str, int]:
+    """`text` as a router compares it (CORE-TEXT-2, CORE-ARGS-6), and its size in UTF-8
+    bytes (CORE-LIMIT-1, -4): each unpaired surrogate becomes U+FFFD and a surrogate pair
+    the one character it encodes, as Go's JSON decoder makes them (CORE-TEXT-8)."""
+    try:
+        return text, len(text.encode("utf-8"))
+    except UnicodeEncodeError:  # surrogates, which only a str from outside JSON keeps paired
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        return text, len(text.encode("utf-8"))
+
+
+def _comparable(text: str) -> str:
+    return text if text.isascii() else _measured(text)[0]
+
+
+def _same_text(one: str, other: str) -> bool:
+    return one == other or _comparable(one) == _comparable(other)
+
+
 # A Part keeps its deltas joined in runs of this many: a list of many small
 # strings costs several times their size, one string per run barely more.
 _RUN = 64
@@ -147,7 +171,8 @@ class Part:
     source (CORE-ARGS-6, CORE-TEXT-2), so they are never joined into one
     string: `runs` holds them joined `_RUN` at a time, `recent` the last few,
     and the comparison walks the runs. Then they are dropped: a later delta
-    is refused (CORE-ARGS-4, CORE-TEXT-6).
+    is refused (CORE-ARGS-4, CORE-TEXT-6). Each is kept as `_measured` makes
+    it, so the comparison is of per-delta decoded text (CORE-TEXT-2).
     """
 
     runs: list[str] = field(default_factory=list)
@@ -155,16 +180,28 @@ class Part:
     received: bool = False  # a delta is buffered, if only an empty one
     done: bool = False
     complete: str | None = None
-    size: int = 0  # UTF-8 bytes of the buffered deltas (CORE-LIMIT-1); kept for call parts only
-    dropped: bool = False  # a call's deltas passed the limit: nothing is buffered any more
+    size: int = 0  # UTF-8 bytes of the deltas buffered so far (CORE-LIMIT-1, -3)
+    dropped: bool = False  # the deltas passed the limit: nothing is buffered any more
 
-    def append(self, delta: str) -> None:
+    def append(self, delta: str) -> bool:
+        """Buffer a delta; False when it takes the buffer past `MAX_BUFFERED_BYTES`, which
+        drops the buffer for good (CORE-LIMIT-1, -3)."""
+        if delta.isascii():
+            self.size += len(delta)
+        else:
+            delta, size = _measured(delta)
+            self.size += size
+        if self.size > MAX_BUFFERED_BYTES:
+            self.clear()
+            self.dropped = True
+            return False
         recent = self.recent
         recent.append(delta)
         if len(recent) == _RUN:
             self.runs.append("".join(recent))
             recent.clear()
         self.received = True
+        return True
 
     def clear(self) -> None:
         self.runs, self.recent, self.received = [], [], False
@@ -173,6 +210,7 @@ class Part:
         """Compare a complete source with the deltas received, then drop them (CORE-ARGS-6, CORE-TEXT-2)."""
         if not self.received:
             return []
+        complete = _comparable(complete)
         at = 0
         for run in (*self.runs, *self.recent):
             if not complete.startswith(run, at):
@@ -195,8 +233,10 @@ class Item:
     call_id: str | None = None
     name: str | None = None
     namespace: str | None = None
+    status: str | None = None  # as its announcement states it; read from the done item only
     done: bool = False
-    resolved: bool = False
+    resolved: bool = False  # it has produced its tool.call or tool.error (CORE-CALL-1)
+    called: bool = False  # that outcome was a tool.call
     parts: dict[int, Part] = field(default_factory=dict)
     arguments: Part = field(default_factory=Part)
 
@@ -227,20 +267,27 @@ def _consumer_outcome(kind: str, slot: Slot, payload: Payload) -> Outcome:
     return outcome
 
 
-def _consumer_failed(item_id: str, call_id: str, exc: Exception) -> Outcome:
-    """CUSTOM-FAIL-1: a consumer that raised, contained."""
-    outcome = _error("consumer_failed", f"the diff consumer raised {type(exc).__name__}: {exc}")
+def _call_error(code: str, message: str, item_id: str, call_id: str) -> Outcome:
+    """An `error` about one call, which names it (CUSTOM-FAIL-1, CORE-CALL-12)."""
+    outcome = _error(code, message)
     outcome.update(item_id=item_id, call_id=call_id)
     return outcome
 
 
+def _consumer_failed(item_id: str, call_id: str, exc: Exception) -> Outcome:
+    """CUSTOM-FAIL-1: a consumer that raised, contained."""
+    return _call_error(
+        "consumer_failed", f"the diff consumer raised {type(exc).__name__}: {exc}", item_id, call_id
+    )
+
+
 def _parse_arguments(text: str) -> tuple[JSONObject | None, str, str]:
     """Parse function arguments strictly (CORE-CALL-3): (value, code, message)."""
-    if text.count("[") + text.count("{") > MAX_ARGUMENTS_DEPTH and _nesting(text) > MAX_ARGUMENTS_DEPTH:
+    if text.count("[") + text.count("{") > MAX_ARGUMENTS_DEPTH and _nests_deeper(text, MAX_ARGUMENTS_DEPTH):
         return None, "too_deep", f"arguments nest deeper than {MAX_ARGUMENTS_DEPTH} levels"  # CORE-LIMIT-2
     try:
-        value = loads_strict(text)
-    except (ValueError, RecursionError) as exc:
+        value = loads_arguments(text)  # CORE-CALL-3, -10, -11
+    except ValueError as exc:
         return None, "invalid_json", f"arguments are not valid JSON: {exc}"
     if not isinstance(value, dict):
         return (
@@ -251,20 +298,31 @@ def _parse_arguments(text: str) -> tuple[JSONObject | None, str, str]:
     return value, "", ""
 
 
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)  # an unterminated one runs to the end
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+# CORE-LIMIT-2, outside a string: a run of openers, a run of closers, or a string's start;
+# inside one: its end, or a backslash that escapes the next character.
+_OUTSIDE_STRING = re.compile(r'[\[{]+|[\]}]+|"')
+_INSIDE_STRING = re.compile(r'["\\]')
 
 
-def _nesting(text: str) -> int:
-    """The most `[` and `{` open at once in JSON text, strings aside (CORE-LIMIT-2)."""
-    depth = deepest = 0
-    for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
-        if bracket in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
+def _nests_deeper(text: str, limit: int) -> bool:
+    """Whether more than `limit` `[` and `{` are open at once in JSON text, strings aside
+    (CORE-LIMIT-2). One pass in constant memory: the searches find, they never copy."""
+    depth = at = 0
+    while (found := _OUTSIDE_STRING.search(text, at)) is not None:
+        start, at = found.span()
+        if text[start] == '"':
+            while (end := _INSIDE_STRING.search(text, at)) is not None and text[end.start()] == "\\":
+                at = end.end() + 1  # past the escaped character, whatever it is
+            if end is None:  # an unterminated string runs to the end
+                return False
+            at = end.end()
+        elif text[start] in "[{":
+            depth += at - start
+            if depth > limit:
+                return True
         else:
-            depth = max(depth - 1, 0)
-    return deepest
+            depth = max(depth - (at - start), 0)
+    return False
 
 
 class Router:
@@ -286,7 +344,6 @@ class Router:
         self._items: dict[str, Item] = {}
         self._item_at_output_index: dict[int, Item] = {}
         self._item_with_call_id: dict[str, Item] = {}
-        self._custom_calls: list[Item] = []  # in announcement order; done ones are popped lazily
         self._called_ids: set[str] = set()
         self._end_status: str | None = None  # set by the first terminal event
         self._error_seen = False
@@ -295,6 +352,8 @@ class Router:
     # -- the two entry points ------------------------------------------------
 
     def feed(self, event: object) -> list[Outcome]:
+        if self._closed:  # CORE-LIFE-5: end was the last outcome
+            return []
         self._events_seen += 1
         try:
             if not isinstance(event, dict):
@@ -315,9 +374,11 @@ class Router:
         if self._closed:
             return []
         self._closed = True
-        outcomes = self._fail_open_calls()  # CORE-CALL-6
-        self._slot = None  # CUSTOM-END-1
-        status = self._end_status or ("failed" if self._error_seen else "truncated")
+        if self._end_status is None:  # the response ends here
+            outcomes = self._end_response()
+            status = "failed" if self._error_seen else "truncated"
+        else:
+            outcomes, status = [], self._end_status
         outcomes.append({"kind": "end", "status": status})  # CORE-LIFE-5
         return outcomes
 
@@ -331,6 +392,7 @@ class Router:
         event_type: str = event["type"]
         response = optional_object(event, "response") or {}
         response_id = optional_str(response, "id", "response.")
+        response_status = optional_str(response, "status", "response.")  # CORE-LIFE-6
         outcomes: list[Outcome] = [
             {
                 "kind": "lifecycle",
@@ -340,9 +402,7 @@ class Router:
         ]
         if event_type not in TERMINAL_EVENTS:
             return outcomes
-        status = event_type.removeprefix("response.")
-        if optional_str(response, "status", "response.") == "cancelled":
-            status = "cancelled"
+        status = "cancelled" if response_status == "cancelled" else event_type.removeprefix("response.")
         if event_type == "response.failed":  # CORE-LIFE-3
             error = optional_object(response, "error") or {}
             outcomes.append(
@@ -352,9 +412,7 @@ class Router:
                 )
             )
         self._end_status = status  # CORE-LIFE-2
-        outcomes += self._fail_open_calls()
-        self._slot = None  # CUSTOM-END-1: dropped unfinished
-        return outcomes
+        return outcomes + self._end_response()
 
     def _error_event(self, event: JSONObject) -> list[Outcome]:
         nested = optional_object(event, "error")  # Open Responses nests it
@@ -380,6 +438,7 @@ class Router:
             call_id=optional_str(item, "call_id", "item."),
             name=optional_str(item, "name", "item."),
             namespace=optional_str(item, "namespace", "item."),
+            status=optional_str(item, "status", "item."),  # CORE-ITEM-9: read at done only
         )
 
     def _register(self, item: Item) -> None:
@@ -387,8 +446,6 @@ class Router:
         self._item_at_output_index[item.output_index] = item
         if item.call_id is not None:
             self._item_with_call_id[item.call_id] = item
-        if item.type == "custom_tool_call":
-            self._custom_calls.append(item)
 
     def _item_added(self, event: JSONObject) -> list[Outcome]:
         item = self._announce(required_object(event, "item"), event)
@@ -433,6 +490,9 @@ class Router:
         if item.type not in CALL_TYPES:
             return []  # CUSTOM-FIN-2: another item's done leaves the slot alone
         outcomes: list[Outcome] = []
+        # A call made at its arguments .done (CORE-CALL-8): this item confirms it, or not.
+        called = item.called
+        gains_namespace = item.namespace is None and stated.namespace is not None
         for name in ("call_id", "name", "namespace"):  # CORE-CALL-4
             first, again = getattr(item, name), getattr(stated, name)
             if first is None:
@@ -444,7 +504,12 @@ class Router:
         if complete is not None:
             outcomes += self._complete_arguments(item, complete, "the done item's " + str(complete_field))
         item.arguments.done = True
-        if done.get("status") == "incomplete":  # CORE-CALL-5
+        if called:  # every outcome so far is a done_mismatch
+            if stated.status == "incomplete":  # CORE-CALL-12
+                outcomes.append(self._retracted(item, "its done item is incomplete"))
+            elif outcomes or gains_namespace:  # CORE-CALL-13
+                outcomes.append(self._retracted(item, "its done item states another call"))
+        elif stated.status == "incomplete":  # CORE-CALL-5
             outcomes += self._resolve_as_error(item, "incomplete", "the call item is incomplete")
         else:
             outcomes += self._resolve(item)  # CORE-CALL-2
@@ -482,17 +547,9 @@ class Router:
             if found is None:
                 raise Violation("unknown_item", f"no item was announced at output_index {output_index}")
             item = found
-        elif custom_input:  # CORE-ITEM-8: the most recent custom call still open
-            while self._custom_calls and self._custom_calls[-1].done:
-                self._custom_calls.pop()  # a done item never reopens
-            if not self._custom_calls:
-                raise Violation(
-                    "malformed_event",
-                    "the event has no item_id, call_id or output_index, and no custom call is open",
-                )
-            item = self._custom_calls[-1]
         else:
-            raise Violation("malformed_event", "the event has neither item_id nor output_index")
+            ids = "item_id, call_id nor output_index" if custom_input else "item_id nor output_index"
+            raise Violation("malformed_event", f"the event has neither {ids}")
         if item.type not in item_types:
             raise Violation(
                 "item_type_mismatch",
@@ -503,19 +560,18 @@ class Router:
     # -- channels ------------------------------------------------------------
 
     def _text_delta(self, event: JSONObject) -> list[Outcome]:
-        item = self._find_item(event, ("message",))
-        output_index = event.get("output_index")  # checked by _find_item
         content_index = event.get("content_index")
         if type(content_index) is not int or content_index < 0:
             content_index = optional_index(event, "content_index") or 0  # CORE-ITEM-7
         delta = event.get("delta")
         if type(delta) is not str:
             delta = required_str(event, "delta")
+        item = self._find_item(event, ("message",))  # CORE-EVT-8: after the fields
+        output_index = event.get("output_index")  # checked by _find_item
         part = item.part(content_index)
         if part.done or item.done:  # CORE-TEXT-6
             raise Violation("late_delta", f"text delta after part {content_index} of {item.id!r} was done")
-        part.append(delta)
-        return [
+        outcomes: list[Outcome] = [
             {
                 "kind": "text.delta",
                 "item_id": item.id,
@@ -524,11 +580,15 @@ class Router:
                 "delta": delta,
             }
         ]  # CORE-TEXT-1
+        if not part.dropped and not part.append(delta):  # CORE-LIMIT-3: shown, no longer compared
+            message = f"part {content_index} of {item.id!r} passes {MAX_BUFFERED_BYTES} bytes: not compared"
+            outcomes.append(_error("too_large", message))
+        return outcomes
 
     def _text_done(self, event: JSONObject) -> list[Outcome]:
-        item = self._find_item(event, ("message",))
         content_index = optional_index(event, "content_index") or 0
         text = required_str(event, "text")
+        item = self._find_item(event, ("message",))
         part = item.part(content_index)
         if part.done or item.done:  # CORE-TEXT-7
             raise Violation("duplicate_event", f"part {content_index} of {item.id!r} is already done")
@@ -540,11 +600,12 @@ class Router:
         return outcomes
 
     def _refusal_delta(self, event: JSONObject) -> list[Outcome]:
-        item = self._find_item(event, ("message",))
         content_index = optional_index(event, "content_index") or 0
         delta = required_str(event, "delta")
-        if item.done:  # CORE-TEXT-6
-            raise Violation("late_delta", f"refusal delta after item {item.id!r} was done")
+        item = self._find_item(event, ("message",))
+        part = item.parts.get(content_index)
+        if item.done or (part is not None and part.done):  # CORE-TEXT-6: a part whatever its channel
+            raise Violation("late_delta", f"refusal delta after part {content_index} of {item.id!r} was done")
         return [
             {
                 "kind": "refusal.delta",
@@ -555,10 +616,10 @@ class Router:
         ]
 
     def _reasoning_delta(self, event: JSONObject) -> list[Outcome]:
-        item = self._find_item(event, ("reasoning",))
         index_field = "summary_index" if "summary" in event["type"] else "content_index"
         index = optional_index(event, index_field) or 0
         delta = required_str(event, "delta")
+        item = self._find_item(event, ("reasoning",))
         if item.done:  # CORE-TEXT-6
             raise Violation("late_delta", f"reasoning delta after item {item.id!r} was done")
         return [
@@ -569,22 +630,19 @@ class Router:
 
     def _arguments_delta(self, event: JSONObject) -> list[Outcome]:
         event_type = event["type"]
-        item = self._find_item(event, _CALL_ITEM_OF[event_type])
         delta = event.get("delta")
         if type(delta) is not str:
             delta = required_str(event, "delta")
+        item = self._find_item(event, _CALL_ITEM_OF[event_type])
         arguments = item.arguments
         if arguments.done:  # CORE-ARGS-4
             raise Violation("late_delta", f"delta after the arguments of {item.id!r} were complete")
         if arguments.dropped:  # CORE-LIMIT-1
             raise Violation("too_large", f"delta dropped: the arguments of {item.id!r} passed the limit")
-        arguments.size += len(delta) if delta.isascii() else len(delta.encode("utf-8", "surrogatepass"))
-        if arguments.size > MAX_BUFFERED_BYTES:  # CORE-LIMIT-1: the call can never run
-            arguments.clear()
-            arguments.dropped = True
+        if not arguments.append(delta):  # CORE-LIMIT-1: the call can never run
             message = f"the arguments of {item.id!r} pass {MAX_BUFFERED_BYTES} bytes"
             return self._resolve_as_error(item, "too_large", message)
-        arguments.append(delta)  # CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3
+        # CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3: buffered
         outcome: Outcome = {"kind": "tool.arguments.delta", "item_id": item.id, "delta": delta}
         if self._slot is not None and event_type == "response.custom_tool_call_input.delta":  # CUSTOM-DELTA-1
             return [outcome, *self._consume(item, event, delta)]
@@ -631,9 +689,10 @@ class Router:
         return outcomes, None
 
     def _arguments_done(self, event: JSONObject) -> list[Outcome]:
-        item = self._find_item(event, _CALL_ITEM_OF[event["type"]])
-        complete_field = COMPLETE_FIELD[item.type]
+        (item_type,) = _CALL_ITEM_OF[event["type"]]
+        complete_field = COMPLETE_FIELD[item_type]
         complete = required_str(event, complete_field)
+        item = self._find_item(event, (item_type,))
         if item.arguments.done:  # CORE-ARGS-7
             raise Violation("duplicate_event", f"the arguments of {item.id!r} are already complete")
         item.arguments.done = True
@@ -643,13 +702,14 @@ class Router:
         return outcomes
 
     def _complete_arguments(self, item: Item, complete: str, what: str) -> list[Outcome]:
-        """Take one complete source of a call's text (CORE-ARGS-5, CORE-ARGS-6)."""
+        """Take one complete source of a call's text (CORE-ARGS-5, CORE-ARGS-6): the first is
+        compared with the deltas, the done item with the .done, and the later one stands."""
         arguments = item.arguments
-        if arguments.complete is None:
-            arguments.complete = complete
+        stated, arguments.complete = arguments.complete, complete
+        if stated is None:
             return arguments.check(complete, what)
-        if complete != arguments.complete:
-            return [_error("done_mismatch", f"{what} {complete!r} disagrees with {arguments.complete!r}")]
+        if not _same_text(complete, stated):
+            return [_error("done_mismatch", f"{what} {complete!r} disagrees with the .done's {stated!r}")]
         return []
 
     def _resolve(self, item: Item) -> list[Outcome]:
@@ -687,7 +747,7 @@ class Router:
             outcomes, rejection = self._finish(slot, complete)
             if rejection is not None:  # CUSTOM-FIN-3
                 return self._resolve_as_error(item, "consumer_rejected", rejection)
-        item.resolved = True
+        item.resolved = item.called = True
         self._called_ids.add(item.call_id)
         return [*outcomes, call]
 
@@ -706,11 +766,23 @@ class Router:
             outcome["call_id"] = item.call_id
         return [outcome]
 
-    def _fail_open_calls(self) -> list[Outcome]:
-        """CORE-CALL-6: calls still open when the response ends will never come."""
+    def _retracted(self, item: Item, why: str) -> Outcome:
+        """CORE-CALL-12, -13, -14: a call made at its arguments .done that its producer never confirmed."""
+        assert item.call_id is not None  # a call is made with one (CORE-CALL-5)
+        message = f"the call was made at its arguments .done, but {why}"
+        return _call_error("call_retracted", message, item.id, item.call_id)
+
+    def _end_response(self) -> list[Outcome]:
+        """The response ends (a terminal event, or close without one): calls still open will
+        never come (CORE-CALL-6, CORE-CALL-14); the consumer is dropped unfinished (CUSTOM-END-1)."""
+        self._slot = None
         outcomes: list[Outcome] = []
         for item in self._items.values():
-            if item.type in CALL_TYPES:
+            if item.type not in CALL_TYPES or item.done:
+                continue
+            if item.called:
+                outcomes.append(self._retracted(item, "the response ended before its done item"))
+            else:
                 outcomes += self._resolve_as_error(
                     item, "incomplete", "the response ended before the call completed"
                 )

@@ -63,14 +63,24 @@ def answer(adapter: ReferenceAdapter, message: Message) -> Message | None:
     raise ValueError(f"unknown command {command!r}")
 
 
+def reply_line(reply: Message) -> str:
+    """One reply as one line of strict JSON (RFC 8259). A reply that has no such form (a
+    number that is not finite, a value JSON has no type for) becomes an errored reply."""
+    try:
+        # ASCII JSON: lone surrogates of cut text stay escaped, whatever stdout's encoding.
+        return json.dumps(reply, allow_nan=False)
+    except (ValueError, TypeError, RecursionError) as exc:
+        message = f"the reply cannot be written as JSON: {type(exc).__name__}: {exc}"
+        return json.dumps({"seq": reply.get("seq"), "errored": True, "message": message})
+
+
 def serve(reply_to: Callable[[Message], Message | None]) -> None:
     """Answer each command on stdin with one line on stdout, until `stop` or the end of stdin."""
     for line in sys.stdin:
         reply = reply_to(json.loads(line))
         if reply is None:
             return
-        # ASCII JSON: lone surrogates of cut text stay escaped, whatever stdout's encoding.
-        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.write(reply_line(reply) + "\n")
         sys.stdout.flush()
 
 

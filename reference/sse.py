@@ -6,11 +6,12 @@ Two layers, both sans-IO: they are handed bytes, in chunks of any size, and
 never read, wait or look at a clock.
 
 `Decoder` turns bytes into dispatched SSE events, as the WHATWG event-stream
-rules say (spec/sse.md, sections 1 to 4). Its state is four things: the bytes
+rules say (spec/sse.md, sections 1 to 4). Its state is five things: the bytes
 of the line being received (`_line`), whether the last line ended with a CR
 whose LF may still come (`_after_cr`), whether the stream's first line has
-been seen (`_started`: a byte order mark is stripped only there), and the
-fields of the event being received (`_data`, `_event`, `_id`). It works in
+been seen (`_started`: a byte order mark is stripped only there), the size of
+the event being received (`_size`, and `_skipping` once it passed the limit),
+and the fields of that event (`_data`, `_event`, `_id`). It works in
 two steps. First, bytes to lines: each chunk is scanned for line breaks once
 it arrives, the bytes of an unfinished line are appended to a bytearray, and
 the lines a chunk completes are decoded together into one text in which
@@ -25,6 +26,16 @@ linear whatever the cuts. An event is dispatched as soon as the byte ending
 its blank line arrives (SSE-CHUNK-2), so `close()` dispatches nothing:
 whatever is left then is an unfinished event, and it is discarded
 (SSE-EVENT-2).
+
+The size limit (SSE-LIMIT-1) lives in the first step, which counts the bytes
+of each event's lines as they come. While a chunk cannot take the event being
+received past the limit (nearly always), that costs one comparison and, for a
+chunk that completes lines, a search for its last blank line; otherwise the
+chunk is taken line by line. At the byte that passes the limit, what is held
+of the event is let go, the text gets a line of one CR in its place (no line
+of decoded text can hold a CR, which always ends a line), which the second
+step dispatches as the dropped event, and the bytes up to the end of the
+event's blank line are skipped unread.
 
 `ByteRouter` puts a router behind a `Decoder` (spec/sse.md, section 5): the
 data of each dispatched event is the `[DONE]` sentinel, or JSON text fed to
@@ -49,8 +60,13 @@ from .fields import loads_strict, scan_value
 from .router import Outcome
 
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+# A line break followed by another: the end of a blank line. A CR followed by LF is one break.
+_BLANK = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)")
 _BOM = b"\xef\xbb\xbf"
 _SPILL = 1 << 16  # an unfinished line longer than this many bytes is decoded as it comes
+# SSE-LIMIT-1: the most bytes of one event's lines, line ends not counted, that a decoder holds.
+MAX_EVENT_BYTES = 64 << 20
+_DROPPED = "\r"  # the line of text that stands for an event dropped for its size
 DONE = "[DONE]"
 
 
@@ -60,19 +76,37 @@ class Event(NamedTuple):
     data: str  # its `data` lines joined by LF
     event: str = ""  # the value of its last `event:` line; empty when it had none
     id: str = ""  # the last event ID at dispatch (a reconnecting client sends it back)
+    dropped: bool = False  # it passed the size limit (SSE-LIMIT-1): no data, no event name
 
 
 class Decoder:
     """Bytes in, dispatched SSE events out. See the module docstring."""
 
-    __slots__ = ("_after_cr", "_data", "_event", "_id", "_line", "_pending", "_started", "_utf8")
+    __slots__ = (
+        "_after_cr",
+        "_data",
+        "_event",
+        "_id",
+        "_line",
+        "_line_empty",
+        "_max",
+        "_pending",
+        "_size",
+        "_skipping",
+        "_started",
+        "_utf8",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, max_event_bytes: int = MAX_EVENT_BYTES) -> None:
         self._line = bytearray()
         self._pending: list[str] = []  # the decoded start of a long line (`_spill`)
         self._utf8 = codecs.getincrementaldecoder("utf-8")("replace")
         self._after_cr = False
         self._started = False
+        self._max = max_event_bytes
+        self._size = 0  # bytes of the lines of the event being received, line ends not counted
+        self._skipping = False  # that event passed the limit: skip to the end of its blank line
+        self._line_empty = True  # while skipping: no byte has come since the last line break
         self._data: list[str] = []  # the values of the event's data lines so far
         self._event = ""
         self._id = ""  # the last event ID: it outlives the event that set it
@@ -85,11 +119,13 @@ class Decoder:
 
     def close(self) -> bool:
         """End of stream: True when it ended inside a line or an event, which is discarded."""
-        unfinished = bool(self._line or self._pending or self._data)
+        unfinished = bool(self._line or self._pending or self._data or self._skipping)
         self._line.clear()
         self._pending.clear()
         self._utf8.reset()
         self._data.clear()
+        self._size = 0
+        self._skipping = False
         return unfinished
 
     @property
@@ -102,34 +138,93 @@ class Decoder:
     def _complete_lines(self, chunk: bytes) -> str:
         """The text of the lines this chunk completes, each ended by one LF whatever ended it
         on the wire (SSE-LINE-1, -2, -3); the unfinished last line is kept."""
+        if self._skipping or self._size + len(chunk) > self._max:  # SSE-LIMIT-1 may be passed here
+            return self._lines(chunk)
         if b"\n" not in chunk and b"\r" not in chunk:  # no line ends here: one byte at a time, often
             if chunk:
                 self._after_cr = False
+                self._size += len(chunk)
                 self._line += chunk
                 self._spill()
             return ""
         if self._started and not self._after_cr and b"\r" not in chunk:
             return self._lf_lines(chunk)
+        return self._lines(chunk)
+
+    def _lines(self, chunk: bytes) -> str:
+        """The general case, line by line: any line ends, a CRLF cut between two chunks, the
+        stream's first line, and an event that passes the size limit (SSE-LIMIT-1)."""
         pieces: list[str] = []
-        start = 0
-        if self._after_cr and chunk[0] == 0x0A:  # the LF of a CRLF cut between two chunks
-            start = 1
-        self._after_cr = False
-        for line_break in _LINE_BREAK.finditer(chunk, start):
-            self._line += chunk[start : line_break.start()]
-            pieces += (self._finish_line(), "\n")
-            start = line_break.end()
-        if start == len(chunk):
-            self._after_cr = chunk[-1] == 0x0D  # SSE-LINE-3: an LF may follow in the next chunk
-        else:
-            self._line += chunk[start:]
-            self._spill()
+        start, end = 0, len(chunk)
+        while start < end:
+            if self._skipping:
+                start = self._skip(chunk, start)
+                continue
+            if self._after_cr:
+                self._after_cr = False
+                if chunk[start] == 0x0A:  # the LF of a CRLF cut between two chunks
+                    start += 1
+                    continue
+            line_break = _LINE_BREAK.search(chunk, start)
+            stop = end if line_break is None else line_break.start()
+            self._size += stop - start
+            if self._size > self._max:
+                self._drop(pieces, at_line_start=line_break is not None)
+            elif line_break is None:
+                self._line += chunk[start:]
+                self._spill()
+            else:
+                self._line += chunk[start:stop]
+                line = self._finish_line()
+                if not line:  # a blank line: the next event starts after it
+                    self._size = 0
+                pieces += (line, "\n")
+            start = end if line_break is None else line_break.end()
+            self._after_cr = start == end and chunk[-1] == 0x0D  # SSE-LINE-3: an LF may follow
         return "".join(pieces)
+
+    def _drop(self, pieces: list[str], at_line_start: bool) -> None:
+        """SSE-LIMIT-1: the event being received passed the limit. What is held of it is let go,
+        and the text layer gets the line that stands for it."""
+        self._line.clear()
+        self._pending.clear()
+        self._utf8.reset()
+        self._started = True
+        self._skipping = True
+        self._line_empty = at_line_start
+        pieces += (_DROPPED, "\n")
+
+    def _skip(self, chunk: bytes, start: int) -> int:
+        """Skip the bytes of a dropped event from `start` to the end of the blank line that ends
+        it: where that is, or the end of the chunk."""
+        if self._after_cr:
+            self._after_cr = False
+            if chunk[start] == 0x0A:  # the LF of a CRLF cut between two chunks
+                start += 1
+        blank = _LINE_BREAK.match(chunk, start) if self._line_empty else None
+        blank = blank or _BLANK.search(chunk, start)
+        end = len(chunk)
+        if blank is None:
+            if start < end:
+                self._line_empty = chunk[-1] in (0x0A, 0x0D)
+                self._after_cr = chunk[-1] == 0x0D
+            return end
+        self._skipping = False
+        self._size = 0
+        self._after_cr = blank.end() == end and chunk[-1] == 0x0D
+        return blank.end()
 
     def _lf_lines(self, chunk: bytes) -> str:
         """The common case, lines ended by LF alone after the first: the chunk's complete lines
         are decoded at once, which is the same as decoding each line, since an LF never occurs
         inside a UTF-8 sequence."""
+        # SSE-LIMIT-1: the event being received starts after the chunk's last blank line; 1, when
+        # there is none, is also where it starts if the chunk starts with a blank line.
+        after_blank = chunk.rfind(b"\n\n") + 2
+        if after_blank == 1 and (chunk[0] != 0x0A or self._line or self._pending):
+            self._size += len(chunk) - chunk.count(b"\n")
+        else:
+            self._size = len(chunk) - after_blank - chunk.count(b"\n", after_blank)
         line = self._line
         long_line, text = "", ""
         start, end = 0, chunk.rfind(b"\n") + 1
@@ -183,6 +278,8 @@ class Decoder:
             line_end = text.index("\n", at)
             if line_end == at:
                 self._dispatch(events)
+            elif text[at] == _DROPPED:
+                self._dispatch_dropped(events)
             else:
                 self._take_field(text, at, line_end)
             at = line_end + 1
@@ -213,6 +310,13 @@ class Decoder:
             self._data.clear()
         self._event = ""
 
+    def _dispatch_dropped(self, events: list[Event]) -> None:
+        """SSE-LIMIT-1: an event that passed the limit is dispatched as dropped, its fields
+        forgotten."""
+        events.append(Event("", "", self._id, dropped=True))
+        self._data.clear()
+        self._event = ""
+
 
 def _error(code: str, message: str) -> Outcome:
     return {"kind": "error", "code": code, "message": message}
@@ -229,9 +333,9 @@ class EventRouter(Protocol):
 class ByteRouter:
     """A router fed from bytes. See the module docstring."""
 
-    def __init__(self, router: EventRouter) -> None:
+    def __init__(self, router: EventRouter, max_event_bytes: int = MAX_EVENT_BYTES) -> None:
         self._router = router
-        self._decoder = Decoder()
+        self._decoder = Decoder(max_event_bytes)
         self._dispatched = 0
         self._done = False  # `[DONE]` was dispatched
 
@@ -297,6 +401,9 @@ class ByteRouter:
         self._dispatched += 1
         if self._done:  # SSE-DATA-4
             return [_error("event_after_done", f"SSE event {index} comes after [DONE]")]
+        if event.dropped:  # SSE-LIMIT-1
+            limit = self._decoder._max
+            return [_error("event_too_large", f"SSE event {index} passes {limit} bytes: dropped unread")]
         if event.data == DONE:  # SSE-DATA-3
             self._done = True
             return []

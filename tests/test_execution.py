@@ -3,7 +3,8 @@
 Vectors drive one consumer through control steps; these tests cover the
 rest of spec/execution.md: the ledger contract both stores keep, two
 consumers on one database, tools that end after the step that started them,
-the moves a crash can leave behind, and the transition table against the spec.
+the moves a crash can leave behind, retractions the vectors cannot stage,
+and the transition table against the spec.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,8 @@ from jsonschema.exceptions import SchemaError
 from streamroute.conformance.schemas import SPEC_DIR
 from streamroute.conformance.vectors import Vector
 from streamroute.reference.executor import PENDING, TRANSITIONS, Executor, Tool
-from streamroute.reference.ledger import Ledger, MemoryLedger, Record, SqliteLedger
+from streamroute.reference.ledger import Ledger, MemoryLedger, Record, SqliteLedger, State
+from streamroute.reference.router import Outcome
 
 WEATHER_SCHEMA = {
     "type": "object",
@@ -40,6 +42,17 @@ def call(call_id: str, name: str = "get_weather", **arguments: Any) -> dict[str,
         "name": name,
         "tool_type": "function",
         "arguments": arguments or {"city": "Lyon"},
+    }
+
+
+def retracted(call_id: str, item_id: str | None = None) -> dict[str, Any]:
+    """A router's error call_retracted (spec/core.md CORE-CALL-12 .. -14)."""
+    return {
+        "kind": "error",
+        "code": "call_retracted",
+        "message": "the call was made at its arguments .done, but the response ended before its done item",
+        "item_id": item_id or "fc_" + call_id,
+        "call_id": call_id,
     }
 
 
@@ -191,19 +204,27 @@ def test_an_asynchronous_tool_ends_with_finish_or_fail() -> None:
     assert [(r.call_id, r.state) for r in ledger.records()] == [("a", "TOOL_SUCCEEDED"), ("b", "FAILED")]
 
 
-def test_a_cancelled_running_tool_is_asked_to_stop_once_and_its_late_result_is_discarded() -> None:
+# How a running call can be cancelled: the execution outcomes each way produces.
+ENDS: dict[str, Callable[[Executor], list[Outcome]]] = {
+    "cancel": lambda executor: executor.cancel(),
+    "retraction": lambda executor: executor.feed([retracted("a")])[1:],  # after the router's error
+}
+
+
+@pytest.mark.parametrize("end", sorted(ENDS))
+def test_a_cancelled_running_tool_is_asked_to_stop_once_and_its_late_result_is_discarded(end: str) -> None:
     stopped: list[str] = []
     tool = Tool("get_weather", run=lambda arguments: PENDING, stop=stopped.append)
     ledger = MemoryLedger()
     executor = Executor([tool], ledger)
     executor.feed([call("a")])
-    assert kinds(executor.cancel()) == ["tool.cancelled"]
-    assert executor.cancel() == []
+    assert [(o["kind"], o["started"]) for o in ENDS[end](executor)] == [("tool.cancelled", True)]
+    assert ENDS[end](executor) == []
     assert stopped == ["a"]
     assert executor.finish("a", {"temp_c": 21}) == []
     stored = ledger.get("a")
     assert stored is not None
-    assert (stored.state, stored.result) == ("CANCELLED", None)
+    assert (stored.state, stored.result, stored.retracted) == ("CANCELLED", None, end == "retraction")
 
 
 def test_a_stop_hook_that_raises_still_cancels() -> None:
@@ -213,6 +234,44 @@ def test_a_stop_hook_that_raises_still_cancels() -> None:
     executor = Executor([Tool("get_weather", run=lambda arguments: PENDING, stop=stop)], MemoryLedger())
     executor.feed([call("a")])
     assert kinds(executor.cancel()) == ["tool.cancelled"]
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        retracted("never-seen"),
+        retracted("a", item_id="fc_other"),  # a record of another item with that call id
+        {"kind": "error", "code": "call_retracted", "message": "from the producer"},  # names no call
+    ],
+)
+def test_a_retraction_that_names_no_record_changes_nothing(outcome: dict[str, Any]) -> None:
+    ledger = MemoryLedger()
+    executor = Executor([Tool("get_weather", run=lambda arguments: PENDING)], ledger)
+    executor.feed([call("a")])
+    before = ledger.records()
+    assert executor.feed([outcome]) == [outcome]
+    assert ledger.records() == before
+
+
+class _FinishesFirst(MemoryLedger):
+    """A ledger shared with a consumer whose tool returns just before this one's retraction is written."""
+
+    def update(self, record: Record, expected: State) -> bool:
+        if record.retracted and expected == "TOOL_RUNNING":
+            running = self.get(record.call_id)
+            assert running is not None
+            super().update(replace(running, state="TOOL_SUCCEEDED", result="sunny"), "TOOL_RUNNING")
+        return super().update(record, expected)
+
+
+def test_a_retraction_that_loses_the_race_to_the_tool_still_marks_the_record() -> None:
+    ledger = _FinishesFirst()
+    executor = Executor([Tool("get_weather", run=lambda arguments: PENDING)], ledger)
+    executor.feed([call("a")])
+    assert executor.feed([retracted("a")]) == [retracted("a")]  # final by then: nothing to cancel
+    stored = ledger.get("a")
+    assert stored is not None
+    assert (stored.state, stored.result, stored.retracted) == ("TOOL_SUCCEEDED", "sunny", True)
 
 
 def test_a_new_response_starts_a_new_turn() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -91,13 +90,23 @@ def test_fed_one_character_at_a_time_the_preview_only_grows() -> None:
         ("*** Begin Patch\n+x\n", 2, "file header"),
         ("*** Begin Patch\n*** Add File: a\nx\n", 3, "starts with '+'"),
         ("*** Begin Patch\n*** Delete File: a\n+x\n", 3, "file header"),
-        ("*** Begin Patch\n*** Update File: a\n*** End Patch", 3, "changes nothing"),
-        ("*** Begin Patch\n*** Update File: a\n@@\n*** End of File\n", 4, "End of File"),
+        ("*** Begin Patch\n*** Update File: a\n*** End Patch", 2, "has no hunk"),
+        ("*** Begin Patch\n*** Update File: a\n*** Move to: b\n*** Delete File: c\n", 2, "has no hunk"),
+        ("*** Begin Patch\n*** Update File: a\n@@\n*** End of File\n", 4, "without a line"),
+        ("*** Begin Patch\n*** Update File: a\n@@\n@@ f\n", 4, "without a line"),
+        ("*** Begin Patch\n*** Update File: a\n-x\n@@\n*** End Patch\n", 5, "has no line"),
+        ("*** Begin Patch\n*** Update File: a\n-x\n*** End of File\n x\n", 5, "starts with '@@'"),
         ("*** Begin Patch\n*** Update File: a\n-x\n*** End of File\n+y\n", 5, "after '*** End of File'"),
         ("*** Begin Patch\n*** Update File: a\n-x\n*** Move to: b\n", 4, "every line of an update"),
         ("*** Begin Patch\n*** Add File: \n", 2, "file header"),
         ("*** Begin Patch\n*** Delete File: a\n*** End Patch\n\nthanks\n", 5, "after"),
         ("*** Begin Patch\n*** Delete File: a\n", 2, "does not end"),
+        ("*** End Patch", 1, "first line"),
+        ("*** Begin Patch\n*** Delete File: a\n*** End Patch\n*** End Patch\n", 4, "after"),
+        ("*** Begin Patch\n*** Environment ID: \t\n", 2, "environment id is empty"),
+        ("*** Begin Patch\n*** Environment ID: a\n*** Environment ID: b\n", 3, "second environment"),
+        ("*** Begin Patch\n*** Delete File: a\n*** Environment ID: b\n", 3, "file header"),
+        ("*** Begin Patch\x1c\n", 1, "first line"),
     ],
 )
 def test_a_malformed_patch_names_its_line(text: str, line: int, words: str) -> None:
@@ -112,6 +121,99 @@ def test_blank_lines_after_end_patch_are_fine() -> None:
     assert parse("*** Begin Patch\n*** Delete File: a\n*** End Patch\n\n  \r\n") == [
         {"op": "delete", "path": "a"}
     ]
+
+
+def test_in_an_update_lines_are_trimmed_at_the_end_only() -> None:
+    """As Codex: an indented marker inside an update is a context line, not a header."""
+    text = (
+        "*** Begin Patch\n*** Update File: a.txt\n *** Move to: b.txt\n-old\n"
+        " *** Update File: c.txt\n @@ f\n *** End of File\n@@ g  \n+new\n*** End of File \t\n*** End Patch\n"
+    )
+    assert parse(text) == [
+        {
+            "op": "update",
+            "path": "a.txt",
+            "move_to": None,
+            "hunks": [
+                {
+                    "context": None,
+                    "lines": [
+                        " *** Move to: b.txt",
+                        "-old",
+                        " *** Update File: c.txt",
+                        " @@ f",
+                        " *** End of File",
+                    ],
+                    "end_of_file": False,
+                },
+                {"context": "g", "lines": ["+new"], "end_of_file": True},
+            ],
+        }
+    ]
+
+
+def test_elsewhere_markers_are_trimmed_on_both_sides_and_paths_kept_as_written() -> None:
+    text = (
+        "\u3000*** Begin Patch\u0085\n *** Add File:  a b.txt \n+1\n\t*** Delete File: c\n  *** End Patch\n"
+    )
+    assert parse(text) == [
+        {"op": "add", "path": " a b.txt", "content": "1\n"},
+        {"op": "delete", "path": "c"},
+    ]
+
+
+def _update(path: str, *hunks: tuple[list[str], bool]) -> dict[str, Any]:
+    return {
+        "op": "update",
+        "path": path,
+        "move_to": None,
+        "hunks": [{"context": None, "lines": lines, "end_of_file": end} for lines, end in hunks],
+    }
+
+
+@pytest.mark.parametrize(
+    ("head", "quiet", "tail", "expected"),
+    [
+        (  # blank lines after *** End of File are nothing
+            "*** Begin Patch\n*** Update File: a\n@@\n+x\n*** End of File\n",
+            "\n \t\n",
+            "@@\n-y\n*** End Patch\n",
+            [_update("a", (["+x"], True), (["-y"], False))],
+        ),
+        (  # *** End of File before an update's first hunk ends nothing
+            "*** Begin Patch\n*** Update File: a\n",
+            "*** End of File\n",
+            "-x\n*** End Patch\n",
+            [_update("a", (["-x"], False))],
+        ),
+        (  # an environment id after *** Begin Patch is no part of the preview
+            "*** Begin Patch\n",
+            "*** Environment ID:remote \n",
+            "*** Delete File: a\n*** End Patch\n",
+            [{"op": "delete", "path": "a"}],
+        ),
+    ],
+)
+def test_lines_that_change_nothing(head: str, quiet: str, tail: str, expected: list[dict[str, Any]]) -> None:
+    parser = PatchParser()
+    parser.feed(head)
+    assert parser.feed(quiet) is False
+    parser.feed(tail)
+    parser.finish()
+    assert parser.files() == expected
+
+
+@pytest.mark.parametrize(
+    "last",
+    [" *** End Patch", "*** End Patch\t", "*** End Patch\r"],
+)
+def test_an_unterminated_last_line_trimmed_to_end_patch_ends_any_state(last: str) -> None:
+    """As Codex's finish: in an update too, where an indented marker is otherwise a context line."""
+    for body in ["*** Update File: a\n-x\n", "*** Add File: a\n+x\n", "*** Delete File: a\n*** End Patch\n"]:
+        parser = PatchParser()
+        parser.feed("*** Begin Patch\n" + body + last)
+        parser.finish()
+        assert parser.ended
 
 
 def _feed(consumer: Patch, deltas: list[tuple[str, int]]) -> list[Any]:
@@ -149,39 +251,24 @@ def test_finish_judges_the_complete_input_not_the_stream() -> None:
     assert answer.message.startswith("line 3: ")
 
 
-def _big_patch(size: int) -> str:
-    """A valid patch of exactly `size` characters (ASCII, so bytes): half an added file, half hunks."""
-    head, tail = "*** Begin Patch\n*** Add File: big.txt\n", "*** End Patch\n"
-    update = "*** Update File: src/app.py\n@@ def main():\n"
-    added = ("+" + "x" * 62 + "\n") * (size // 2 // 64)
-    rest = size - len(head) - len(added) - len(update) - len(tail)
-    count, pad = divmod(rest, 16)
-    if pad == 1:
-        count, pad = count - 1, pad + 16
-    hunks = " same\n-old\n+new\n" * count + ("+" + "y" * (pad - 2) + "\n" if pad else "")
-    text = head + added + update + hunks + tail
-    assert len(text) == size
-    return text
+@pytest.mark.parametrize("piece", [1, 3, 64])
+def test_each_character_is_parsed_once_however_the_text_is_cut(
+    piece: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What makes the cost linear (section 9, Cost): every line reaches the grammar exactly once."""
+    parsed: list[str] = []
+    parse_line = PatchParser._parse_line
 
+    def counting(self: PatchParser, raw: str) -> bool:
+        parsed.append(raw)
+        return parse_line(self, raw)
 
-def _feed_one_character_at_a_time(text: str) -> float:
-    consumer = Patch()
-    started = time.perf_counter()
-    for character in text:
-        consumer.consume(character, 0)
-    answer = consumer.finish(text, 0)
-    elapsed = time.perf_counter() - started
-    assert isinstance(answer, Finished)
-    return elapsed
-
-
-def test_feeding_a_patch_one_character_at_a_time_costs_linear_time() -> None:
-    small, large = _big_patch(256 * 1024), _big_patch(1024 * 1024)
-    # Best of two, so one pause of the machine does not decide; a quadratic
-    # parser would take about 16 times as long for 4 times the input.
-    small_time = min(_feed_one_character_at_a_time(small) for _ in range(2))
-    large_time = min(_feed_one_character_at_a_time(large) for _ in range(2))
-    assert large_time / small_time < 8, (small_time, large_time)
+    monkeypatch.setattr(PatchParser, "_parse_line", counting)
+    parser = PatchParser()
+    for start in range(0, len(PATCH), piece):
+        parser.feed(PATCH[start : start + piece])
+    parser.finish()
+    assert parsed == PATCH.split("\n")[:-1]  # PATCH ends with "\n": no last partial line
 
 
 def test_consumers_for_installs_the_catalogue_in_one_line() -> None:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import math
 import re
+import time
+import tracemalloc
+from typing import Any
 
 import pytest
 from streamroute.conformance.lint import lint
 from streamroute.conformance.results import Status
-from streamroute.conformance.schemas import BUNDLED_VECTORS, SPEC_DIR
+from streamroute.conformance.schemas import BUNDLED_VECTORS, PROTOCOL_RUN_REPLY, SPEC_DIR, first_error
 from streamroute.conformance.suite import Suite
 from streamroute.conformance.vectors import Vector
-from streamroute.reference import EVENT_TYPES
+from streamroute.reference import EVENT_TYPES, Router, serve
+from streamroute.reference.fields import loads_strict
 
 
 @pytest.mark.parametrize(
@@ -73,3 +78,74 @@ def _routing_table_types() -> set[str]:
 
 def test_the_routing_table_and_the_reference_name_the_same_event_types() -> None:
     assert _routing_table_types() == set(EVENT_TYPES)
+
+
+def _call_done(item_id: str, arguments: str) -> dict[str, Any]:
+    item = {"id": item_id, "type": "function_call", "call_id": "call_" + item_id, "name": "f"}
+    return {"type": "response.output_item.done", "item": {**item, "arguments": arguments}}
+
+
+def test_nothing_follows_close() -> None:
+    """CORE-LIFE-5: `end` is the last outcome a router ever produces."""
+    router = Router()
+    assert router.feed(_call_done("fc_1", "{}"))[0]["kind"] == "tool.call"
+    assert router.close() == [{"kind": "end", "status": "truncated"}]
+    after = [_call_done("fc_2", "{}"), {"type": "response.completed"}, {"type": "error", "message": "x"}, 7]
+    assert [router.feed(event) for event in after] == [[], [], [], []]
+    assert router.close() == []
+
+
+def _resolve_cost(size: int) -> tuple[float, int]:
+    """Seconds (best of three) and peak bytes allocated to route a done call whose arguments
+    hold `size` `[` inside one string (CORE-LIMIT-2 counts them, and must not pay for them)."""
+    event = _call_done("fc_1", '{"a":"' + "[" * size + '"}')
+    seconds = []
+    for _ in range(3):
+        started = time.perf_counter()
+        outcomes = Router().feed(event)
+        seconds.append(time.perf_counter() - started)
+        assert outcomes[0]["kind"] == "tool.call"
+    tracemalloc.start()
+    Router().feed(event)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return min(seconds), peak
+
+
+def test_brackets_inside_a_string_cost_linear_time_and_the_value_alone() -> None:
+    small_seconds, small_peak = _resolve_cost(1 << 20)
+    large_seconds, large_peak = _resolve_cost(4 << 20)
+    assert large_seconds < 8 * small_seconds  # linear: about 4
+    # The call holds the decoded string (one byte a character) and little else.
+    assert small_peak < 2 * (1 << 20)
+    assert large_peak < 2 * (4 << 20)
+
+
+def test_a_surrogate_pair_split_over_two_code_points_is_one_character() -> None:
+    """CORE-TEXT-8 in a Python caller's strings, where a YAML loader leaves a pair as two code points."""
+    router = Router()
+    router.feed({"type": "response.output_item.added", "item": {"id": "msg_1", "type": "message"}})
+    router.feed(_text("delta", "\ud83d\ude00", 0))
+    assert [o["kind"] for o in router.feed(_text("text", "\U0001f600", 0))] == ["text.done"]
+    router.feed(_text("delta", "\ud83d", 1))
+    router.feed(_text("delta", "\ude00", 1))
+    outcomes = router.feed(_text("text", "\U0001f600", 1))
+    assert [o.get("code") for o in outcomes] == ["done_mismatch", None]
+
+
+def _text(field: str, text: str, content_index: int) -> dict[str, Any]:
+    """An output_text delta (`field` "delta") or done ("text") of item msg_1."""
+    kind = "response.output_text.delta" if field == "delta" else "response.output_text.done"
+    return {"type": kind, "item_id": "msg_1", "content_index": content_index, field: text}
+
+
+def test_the_protocol_server_writes_strict_json_or_an_errored_reply() -> None:
+    def reply(seq: int, limit: float) -> dict[str, Any]:
+        call = {"kind": "tool.call", "item_id": "fc_1", "call_id": "c", "name": "f", "tool_type": "function"}
+        return {"seq": seq, "events": [[{**call, "arguments": {"limit": limit}}]], "close": []}
+
+    assert loads_strict(serve.reply_line(reply(4, 1e300))) == reply(4, 1e300)
+    errored = loads_strict(serve.reply_line(reply(5, math.inf)))
+    assert first_error(PROTOCOL_RUN_REPLY, errored) is None
+    assert (errored["seq"], errored["errored"]) == (5, True)
+    assert "cannot be written as JSON" in errored["message"]

@@ -8,9 +8,11 @@ import itertools
 import json
 import os
 import random
+import re
 import shlex
 import sys
 import time
+import tracemalloc
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -150,6 +152,7 @@ def _one_byte_equals_64k(size: int) -> None:
     assert _route(_one_byte_at_a_time(stream)) == by_chunks
 
 
+@pytest.mark.slow
 def test_5_mb_one_byte_at_a_time_and_in_64_kib_chunks_route_the_same() -> None:
     _one_byte_equals_64k(5 * MB)
 
@@ -318,10 +321,17 @@ BROKEN = {
         "utf8/multibyte-cut-between-reads",
     },
     "IgnoresCr": {"chunks/dispatch-on-final-cr", "lines/cr-line-endings", "lines/mixed-line-endings"},
-    "ForgetsCrBetweenChunks": {"lines/crlf-split-inside-multi-line-data"},
+    "ForgetsCrBetweenChunks": {
+        "lines/crlf-split-inside-multi-line-data",
+        "chunks/empty-chunk-between-cr-and-lf",
+    },
     "KeepsBom": {"lines/bom-stripped"},
     "WaitsForLf": {"chunks/dispatch-on-final-cr", "lines/cr-line-endings"},
-    "FlushesAtClose": {"events/partial-last-line-dropped", "events/unterminated-event-dropped"},
+    "FlushesAtClose": {
+        "events/partial-last-line-dropped",
+        "events/unterminated-event-dropped",
+        "chunks/empty-chunk-between-cr-and-lf",
+    },
     "JoinsDataWithoutLf": {"fields/multi-line-data"},
     "DispatchesEventsWithoutData": {
         "events/blank-lines-between-events",
@@ -331,10 +341,16 @@ BROKEN = {
         "fields/unknown-and-nameless-fields",
         "lines/bom-only-once",
     },
-    "DoesNotKnowDone": {"data/done-sentinel", "data/done-without-terminal-event", "data/events-after-done"},
+    "DoesNotKnowDone": {
+        "data/done-lookalikes",
+        "data/done-sentinel",
+        "data/done-without-terminal-event",
+        "data/events-after-done",
+    },
     "RoutesByEventLine": {"fields/event-line-disagrees-with-type"},
     "StopsAtBadData": {
         "data/data-that-is-not-json",
+        "data/done-lookalikes",
         "data/events-after-done",
         "events/empty-data-dispatches",
         "fields/multi-line-data",
@@ -425,3 +441,125 @@ def test_stream_base64_ignores_whitespace_and_cuts_are_byte_offsets(tmp_path: Pa
     assert not errors
     assert vectors[0].stream == b"data: 1\n\ndata: 2\n\n"
     assert [cut.chunks for cut in vectors[0].cuts()][1] == [b"", b"dat", b"", b"a: 1\n\ndat", b"a: 2\n\n"]
+
+
+# -- SSE-LIMIT-1: the size of an event -------------------------------------------
+
+LIMIT = 64  # bytes, for the tests: SSE-LIMIT-1's 64 MiB is no size for a test
+TOO_LARGE = {"kind": "error", "code": "event_too_large"}
+
+
+def _per_event(router: ByteRouter, stream: bytes, offsets: Iterable[int]) -> list[list[Outcome]]:
+    """The outcomes of each dispatched event, `message` left out, then close's."""
+    bounds = [0, *offsets, len(stream)]
+    routed = [o for start, end in itertools.pairwise(bounds) for o in router.feed_bytes(stream[start:end])]
+    routed.append(router.close())
+    return [[{k: v for k, v in outcome.items() if k != "message"} for outcome in o] for o in routed]
+
+
+def _every_cut(stream: bytes) -> Iterable[list[int]]:
+    shuffle = random.Random(len(stream))
+    yield from ([], list(range(1, len(stream))))
+    for _ in range(20):
+        yield sorted(shuffle.randrange(len(stream) + 1) for _ in range(shuffle.randrange(1, 6)))
+
+
+_OK = b'data: {"type":"acme.x"}\n\n'
+_IGNORED = [{"kind": "ignored", "type": "acme.x"}]
+
+
+@pytest.mark.parametrize(
+    ("stream", "dropped"),
+    [
+        (b"data: " + b"x" * (LIMIT - 6) + b"\n\n", False),  # exactly the limit: line ends do not count
+        (b"data: " + b"x" * (LIMIT - 5) + b"\n\n", True),
+        (b"data: " + b"x" * (LIMIT - 5) + b"\r\n\r\n", True),
+        (b"data: " + b"x" * (LIMIT - 5) + b"\r\r", True),
+        (b"data: " + b"x" * (LIMIT - 5) + b"\n\r\n", True),
+        (b"data: " + b"x" * LIMIT * 9, True),  # never ends: dropped at once all the same
+        (b": ping\n" * 10 + b"data: x\n\n", True),  # every line of the event counts
+        (b"data: 1\n" * 9 + b"data: 1\n\n", True),  # each data line fits, together they do not
+        (b"event: " + b"e" * LIMIT + b"\ndata: x\n\n", True),
+        (b"\xef\xbb\xbfdata: " + b"x" * (LIMIT - 8) + b"\n\n", True),  # the byte order mark counts
+    ],
+)
+def test_an_event_past_the_limit_is_one_error_and_decoding_goes_on(stream: bytes, dropped: bool) -> None:
+    """The same under every cut: the error comes at the byte that passes the limit."""
+    whole = stream + _OK if stream.endswith((b"\n\n", b"\r\r", b"\r\n\r\n", b"\n\r\n")) else stream
+    outcomes = {json.dumps(_per_event(ByteRouter(Router(), LIMIT), whole, cut)) for cut in _every_cut(whole)}
+    assert len(outcomes) == 1
+    [events] = map(json.loads, outcomes)
+    assert (events[0] == [TOO_LARGE]) is dropped
+    if whole != stream:
+        assert events[-2] == _IGNORED
+
+
+def test_after_done_a_dropped_event_is_an_event_after_done() -> None:
+    stream = b"data: [DONE]\n\ndata: " + b"x" * LIMIT + b"\n\n"
+    assert _per_event(ByteRouter(Router(), LIMIT), stream, [])[1] == [
+        {"kind": "error", "code": "event_after_done"}
+    ]
+
+
+@given(
+    fragments=st.lists(
+        st.sampled_from([*ROUTED, *ALMOST_PLAIN, b"data: " + b"y" * 300 + b"\n\n"]), max_size=12
+    ),
+    cuts=st.lists(st.floats(0, 1), max_size=6),
+    limit=st.integers(1, 400),
+)
+def test_a_limit_drops_the_same_events_however_the_stream_is_cut(
+    fragments: list[bytes], cuts: list[float], limit: int
+) -> None:
+    stream = b"".join(fragments)
+    offsets = sorted(int(cut * len(stream)) for cut in cuts)
+    whole = _per_event(_LineByLine(Router(), limit), stream, [])
+    assert _per_event(ByteRouter(Router(), limit), stream, offsets) == whole
+    assert _per_event(_LineByLine(Router(), limit), stream, offsets) == whole
+
+
+def _peak_feeding(stream: bytes, size: int) -> int:
+    router = ByteRouter(Router(), 64 * KiB)
+    tracemalloc.start()
+    try:
+        for chunk in _in_chunks(stream, size):
+            router.feed_bytes(chunk)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("size", [1 * KiB, 64 * KiB])
+def test_memory_is_bounded_by_the_limit_whatever_arrives(size: int) -> None:
+    """A line without end, four times as long, takes no more memory: the limit's worth at most."""
+    peaks = [_peak_feeding(b"data: " + b"x" * length, size) for length in (MB, 4 * MB)]
+    assert peaks[1] < 2 * peaks[0], f"4 times the bytes took {peaks[1] / peaks[0]:.1f} times the memory"
+    assert peaks[1] < 4 * 64 * KiB + 2 * size
+
+
+class _HoldsOnly64KiB(ByteRouter):
+    """Holds at most 64 KiB of an event, as Go's `bufio.Scanner` holds a line by default."""
+
+    profiles = ("sse",)
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(Router(), 64 * KiB)
+
+
+def _largest_event(stream: bytes) -> int:
+    """The most bytes of lines, line ends not counted, between two empty lines."""
+    size = largest = 0
+    for line in re.split(rb"\r\n|\r|\n", stream):
+        size = size + len(line) if line else 0
+        largest = max(largest, size)
+    return largest
+
+
+def test_a_decoder_that_holds_less_than_the_limit_fails_the_vectors_of_long_events(
+    bundled: list[Vector],
+) -> None:
+    implementation = PythonImplementation("64 KiB", _HoldsOnly64KiB, frozenset({"sse"}))
+    streams = [v for v in bundled if v.stream is not None]
+    failed = {v.id for v in streams if run_vector(implementation, v).status.is_failure}
+    assert "sse/limits/event-past-64-kib" in failed
+    assert failed == {v.id for v in streams if _largest_event(v.stream or b"") > 64 * KiB}

@@ -7,9 +7,10 @@
 //
 // State: the stream is open until the first terminal event; each announced
 // output item is an entry of `items`, keyed by its id, holding its text parts
-// and, for calls, the argument deltas and the complete text that fixes them.
-// A handler checks every field it reads before changing any state: a bad
-// field throws a Violation, which becomes one `error` outcome.
+// and, for calls, the argument deltas and the complete text that gives them.
+// A handler checks every field it reads before it looks up the event's item
+// (CORE-EVT-8) and before changing any state: a bad field throws a Violation,
+// which becomes one `error` outcome.
 "use strict";
 
 const CALL_TYPES = new Map([
@@ -81,47 +82,160 @@ const error = (code, message) => ({ kind: "error", code, message });
 
 // -- text: deltas until done, then its complete text -------------------------
 
+const MAX_BUFFERED_BYTES = 1 << 20; // CORE-LIMIT-1, CORE-LIMIT-3
+const MAX_ARGUMENTS_DEPTH = 128; // CORE-LIMIT-2
+
+// Texts are compared as a UTF-8 decoder makes each string: a lone surrogate is U+FFFD
+// (CORE-TEXT-8), as String.prototype.toWellFormed (Node.js 20) makes it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const wellFormed = (text) => text.replace(LONE_SURROGATE, "\uFFFD");
+const sameText = (one, other) => one === other || wellFormed(one) === wellFormed(other);
+
 class Part {
   constructor() {
-    this.deltas = [];
+    this.deltas = []; // each as CORE-TEXT-8 compares it
     this.done = false;
     this.complete = null;
-    this.size = 0; // UTF-8 bytes of a call's buffered deltas (CORE-LIMIT-1)
+    this.size = 0; // UTF-8 bytes of the buffered deltas, a lone surrogate as 3 (CORE-LIMIT-4)
     this.dropped = false; // they passed the limit: nothing is buffered any more
   }
 
-  // A complete source against the deltas received (CORE-ARGS-6, CORE-TEXT-2).
+  // Buffer a delta; false when it takes the buffer past the limit, which drops it for good.
+  append(delta) {
+    this.size += Buffer.byteLength(delta, "utf8"); // U+FFFD for a lone surrogate: 3 bytes
+    if (this.size > MAX_BUFFERED_BYTES) {
+      this.deltas = [];
+      this.dropped = true;
+      return false;
+    }
+    this.deltas.push(wellFormed(delta));
+    return true;
+  }
+
+  // A complete source against the deltas received (CORE-ARGS-6, CORE-TEXT-2), which it drops.
   check(complete, what) {
     if (this.deltas.length === 0) return [];
     const joined = this.deltas.join("");
-    if (joined === complete) return [];
+    this.deltas = [];
+    if (joined === wellFormed(complete)) return [];
     return [error("done_mismatch", `${what} ${JSON.stringify(complete)} disagrees with its deltas ${JSON.stringify(joined)}`)];
   }
 }
 
-const MAX_BUFFERED_BYTES = 1 << 20; // CORE-LIMIT-1
-const MAX_ARGUMENTS_DEPTH = 128; // CORE-LIMIT-2
-
-// The most `[` and `{` open at once in JSON text, strings aside (CORE-LIMIT-2).
-function nesting(text) {
-  const brackets = text.replace(/"(?:[^"\\]|\\.)*"?/gs, "").replace(/[^[\]{}]+/g, "");
+// Whether more than `limit` `[` and `{` are open at once in JSON text, strings aside
+// (CORE-LIMIT-2): one pass, constant memory.
+function nestsDeeper(text, limit) {
   let depth = 0;
-  let deepest = 0;
-  for (const bracket of brackets) {
-    if (bracket === "[" || bracket === "{") deepest = Math.max(deepest, ++depth);
-    else depth = Math.max(depth - 1, 0);
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      // to the closing quote, past escaped characters; an unterminated string runs to the end
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+    } else if (c === "[" || c === "{") {
+      if (++depth > limit) return true;
+    } else if ((c === "]" || c === "}") && depth > 0) {
+      depth--;
+    }
   }
-  return deepest;
+  return false;
+}
+
+// JSON text (RFC 8259) with the two rules of I-JSON (RFC 7493) that parsers disagree on: a
+// member name stated twice in one object (CORE-CALL-10) and a number no binary64 holds
+// (CORE-CALL-11) are errors. JSON.parse would keep the last member and read 1e999 as
+// Infinity. Recursion is bounded: the text nests at most MAX_ARGUMENTS_DEPTH levels.
+const JSON_STRING = /"(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"/y;
+const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const JSON_SPACE = /[ \t\n\r]*/y;
+const JSON_LITERALS = new Map([["true", true], ["false", false], ["null", null]]);
+
+function parseStrictJson(text) {
+  let at = 0;
+  const fail = (what) => {
+    throw new SyntaxError(`${what} at position ${at}`);
+  };
+  const token = (pattern) => {
+    pattern.lastIndex = at;
+    const match = pattern.exec(text);
+    if (match === null) return null;
+    at = pattern.lastIndex;
+    return match[0];
+  };
+  const space = () => token(JSON_SPACE);
+  const expect = (char) => {
+    space();
+    if (text[at] !== char) fail(`expected '${char}'`);
+    at++;
+  };
+  const string = () => {
+    const literal = token(JSON_STRING);
+    if (literal === null) fail("expected a string");
+    return JSON.parse(literal);
+  };
+  const value = () => {
+    space();
+    const c = text[at];
+    if (c === "{") {
+      at++;
+      const members = new Map();
+      space();
+      if (text[at] === "}") {
+        at++;
+        return {};
+      }
+      do {
+        space();
+        const name = string();
+        if (members.has(name)) fail(`the member name ${JSON.stringify(name)} appears twice in one object`);
+        expect(":");
+        members.set(name, value());
+        space();
+      } while (text[at] === "," && ++at);
+      expect("}");
+      return Object.fromEntries(members); // own properties, "__proto__" included
+    }
+    if (c === "[") {
+      at++;
+      const items = [];
+      space();
+      if (text[at] === "]") {
+        at++;
+        return items;
+      }
+      do items.push(value());
+      while ((space(), text[at] === ",") && ++at);
+      expect("]");
+      return items;
+    }
+    if (c === '"') return string();
+    const number = token(JSON_NUMBER);
+    if (number !== null) {
+      const parsed = Number(number);
+      if (!Number.isFinite(parsed)) fail(`the number ${number.slice(0, 20)} is beyond the range of a binary64`);
+      return parsed;
+    }
+    for (const [name, literal] of JSON_LITERALS) {
+      if (text.startsWith(name, at)) {
+        at += name.length;
+        return literal;
+      }
+    }
+    return fail("expected a JSON value");
+  };
+  const parsed = value();
+  space();
+  if (at !== text.length) fail("unexpected text after the value");
+  return parsed;
 }
 
 function parseArguments(text) {
-  if (nesting(text) > MAX_ARGUMENTS_DEPTH) {
+  if (nestsDeeper(text, MAX_ARGUMENTS_DEPTH)) {
     return { code: "too_deep", message: `arguments nest deeper than ${MAX_ARGUMENTS_DEPTH} levels` };
   }
-  // CORE-CALL-3: JSON text (JSON.parse rejects NaN, Infinity and trailing garbage), an object.
+  // CORE-CALL-3: JSON text, an object.
   let value;
   try {
-    value = JSON.parse(text);
+    value = parseStrictJson(text);
   } catch (exc) {
     return { code: "invalid_json", message: `arguments are not valid JSON: ${exc.message}` };
   }
@@ -146,6 +260,7 @@ class Router {
   }
 
   feed(event) {
+    if (this.closed) return []; // CORE-LIFE-5: end was the last outcome
     const index = this.eventsSeen++;
     try {
       if (!isObject(event)) {
@@ -179,10 +294,10 @@ class Router {
   lifecycle(event) {
     const response = optionalObject(event, "response") ?? {};
     const responseId = optionalString(response, "id", "response.");
+    const status = optionalString(response, "status", "response."); // CORE-LIFE-6: on every lifecycle event
     const name = event.type.slice("response.".length);
     const outcomes = [{ kind: "lifecycle", event: name, response_id: responseId }]; // CORE-LIFE-1
     if (!TERMINAL.has(event.type)) return outcomes;
-    const status = optionalString(response, "status", "response.");
     if (event.type === "response.failed") {
       // CORE-LIFE-3: a failure is never swallowed.
       const failure = optionalObject(response, "error") ?? {};
@@ -195,7 +310,8 @@ class Router {
   }
 
   errorEvent(event) {
-    // CORE-ERR-1: flat (OpenAI) or nested (Open Responses); not terminal.
+    // CORE-ERR-1: flat (OpenAI) or nested (Open Responses); not terminal. An `error` that is
+    // present and not null is the nested shape, and must be an object (CORE-ERR-2).
     const nested = optionalObject(event, "error");
     const [source, where] = nested !== null ? [nested, "error."] : [event, ""];
     const message = requiredString(source, "message", where);
@@ -206,7 +322,8 @@ class Router {
 
   // -- items -----------------------------------------------------------------
 
-  // An item's identity as an event states it (CORE-ITEM-1); the caller registers it.
+  // An item's identity as an event states it (CORE-ITEM-1), every field routing reads
+  // checked (CORE-ITEM-9); the caller registers it.
   announce(item, event) {
     const id = requiredString(item, "id", "item.");
     const type = requiredString(item, "type", "item.");
@@ -218,6 +335,7 @@ class Router {
       callId: optionalString(item, "call_id", "item."),
       name: optionalString(item, "name", "item."),
       namespace: optionalString(item, "namespace", "item."),
+      status: optionalString(item, "status", "item."), // read at done only
       done: false,
       resolved: false,
       parts: new Map(),
@@ -272,7 +390,7 @@ class Router {
       outcomes = outcomes.concat(this.completeArguments(item, complete, `the done item's ${completeField}`));
     }
     item.arguments.done = true;
-    if (done.status === "incomplete") {
+    if (stated.status === "incomplete") {
       return outcomes.concat(this.resolveAsError(item, "incomplete", "the call item is incomplete")); // CORE-CALL-5
     }
     return outcomes.concat(this.resolve(item)); // CORE-CALL-2
@@ -296,14 +414,9 @@ class Router {
       if (item === undefined) {
         throw new Violation("unknown_item", `no item was announced at output_index ${outputIndex}`);
       }
-    } else if (customInput) {
-      // Codex's form carries no id at all: the open custom call is the only one it can belong to.
-      item = [...this.items.values()].reverse().find((i) => i.type === "custom_tool_call" && !i.done);
-      if (item === undefined) {
-        throw new Violation("malformed_event", "the event has no item_id, call_id or output_index, and no custom call is open");
-      }
     } else {
-      throw new Violation("malformed_event", "the event has neither item_id nor output_index");
+      const ids = customInput ? "item_id, call_id nor output_index" : "item_id nor output_index";
+      throw new Violation("malformed_event", `the event has neither ${ids}`); // never a guess
     }
     if (item.type !== itemType) {
       throw new Violation("item_type_mismatch", `${event.type} does not apply to ${item.type} item '${item.id}'`);
@@ -319,16 +432,15 @@ class Router {
   // -- channels --------------------------------------------------------------
 
   textDelta(event) {
-    const item = this.findItem(event, "message");
     const contentIndex = optionalIndex(event, "content_index") ?? 0; // CORE-ITEM-7
     const outputIndex = optionalIndex(event, "output_index");
     const delta = requiredString(event, "delta");
+    const item = this.findItem(event, "message");
     const part = this.part(item, contentIndex);
     if (part.done || item.done) {
       throw new Violation("late_delta", `text delta after part ${contentIndex} of '${item.id}' was done`); // CORE-TEXT-6
     }
-    part.deltas.push(delta);
-    return [
+    const outcomes = [
       {
         kind: "text.delta",
         item_id: item.id,
@@ -337,12 +449,17 @@ class Router {
         delta,
       },
     ]; // CORE-TEXT-1
+    if (!part.dropped && !part.append(delta)) {
+      // CORE-LIMIT-3: shown, but no longer compared
+      outcomes.push(error("too_large", `part ${contentIndex} of '${item.id}' passes ${MAX_BUFFERED_BYTES} bytes: not compared`));
+    }
+    return outcomes;
   }
 
   textDone(event) {
-    const item = this.findItem(event, "message");
     const contentIndex = optionalIndex(event, "content_index") ?? 0;
     const text = requiredString(event, "text");
+    const item = this.findItem(event, "message");
     const part = this.part(item, contentIndex);
     if (part.done || item.done) {
       throw new Violation("duplicate_event", `part ${contentIndex} of '${item.id}' is already done`); // CORE-TEXT-7
@@ -354,18 +471,21 @@ class Router {
   }
 
   refusalDelta(event) {
-    const item = this.findItem(event, "message");
     const contentIndex = optionalIndex(event, "content_index") ?? 0;
     const delta = requiredString(event, "delta");
-    if (item.done) throw new Violation("late_delta", `refusal delta after item '${item.id}' was done`);
+    const item = this.findItem(event, "message");
+    const part = item.parts.get(contentIndex); // CORE-TEXT-6: a part is its index, whatever the channel
+    if (item.done || (part !== undefined && part.done)) {
+      throw new Violation("late_delta", `refusal delta after part ${contentIndex} of '${item.id}' was done`);
+    }
     return [{ kind: "refusal.delta", item_id: item.id, content_index: contentIndex, delta }]; // CORE-TEXT-4
   }
 
   reasoningDelta(event) {
-    const item = this.findItem(event, "reasoning");
     const indexField = event.type.includes("summary") ? "summary_index" : "content_index";
     const index = optionalIndex(event, indexField) ?? 0;
     const delta = requiredString(event, "delta");
+    const item = this.findItem(event, "reasoning");
     if (item.done) throw new Violation("late_delta", `reasoning delta after item '${item.id}' was done`);
     return [{ kind: "reasoning.delta", item_id: item.id, [indexField]: index, delta }]; // CORE-TEXT-5
   }
@@ -373,28 +493,26 @@ class Router {
   // -- arguments and calls ---------------------------------------------------
 
   argumentsDelta(event) {
-    const item = this.findItem(event, CALL_ITEM_OF.get(event.type));
     const delta = requiredString(event, "delta");
+    const item = this.findItem(event, CALL_ITEM_OF.get(event.type));
     if (item.arguments.done) {
       throw new Violation("late_delta", `delta after the arguments of '${item.id}' were complete`); // CORE-ARGS-4
     }
     const args = item.arguments;
     if (args.dropped) throw new Violation("too_large", `delta dropped: the arguments of '${item.id}' passed the limit`);
-    args.size += Buffer.byteLength(delta, "utf8");
-    if (args.size > MAX_BUFFERED_BYTES) {
+    if (!args.append(delta)) {
       // CORE-LIMIT-1: the call can never run
-      args.deltas = [];
-      args.dropped = true;
       return this.resolveAsError(item, "too_large", `the arguments of '${item.id}' pass ${MAX_BUFFERED_BYTES} bytes`);
     }
-    item.arguments.deltas.push(delta); // CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3
+    // CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3: buffered
     return [{ kind: "tool.arguments.delta", item_id: item.id, delta }];
   }
 
   argumentsDone(event) {
-    const item = this.findItem(event, CALL_ITEM_OF.get(event.type));
-    const completeField = COMPLETE_FIELD.get(item.type);
+    const itemType = CALL_ITEM_OF.get(event.type);
+    const completeField = COMPLETE_FIELD.get(itemType);
     const complete = requiredString(event, completeField);
+    const item = this.findItem(event, itemType);
     if (item.arguments.done) {
       throw new Violation("duplicate_event", `the arguments of '${item.id}' are already complete`); // CORE-ARGS-7
     }
@@ -403,15 +521,15 @@ class Router {
     return this.completeArguments(item, complete, `${event.type} ${completeField}`);
   }
 
-  // One complete source of a call's text (CORE-ARGS-5, CORE-ARGS-6): the first one fixes it.
+  // One complete source of a call's text (CORE-ARGS-5, CORE-ARGS-6): the first is compared
+  // with the deltas, the done item with the .done, and the done item's text stands.
   completeArguments(item, complete, what) {
     const args = item.arguments;
-    if (args.complete === null) {
-      args.complete = complete;
-      return args.check(complete, what);
-    }
-    if (complete !== args.complete) {
-      return [error("done_mismatch", `${what} ${JSON.stringify(complete)} disagrees with ${JSON.stringify(args.complete)}`)];
+    const stated = args.complete;
+    args.complete = complete;
+    if (stated === null) return args.check(complete, what);
+    if (!sameText(complete, stated)) {
+      return [error("done_mismatch", `${what} ${JSON.stringify(complete)} disagrees with the .done's ${JSON.stringify(stated)}`)];
     }
     return [];
   }
