@@ -19,14 +19,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from streamroute.reference.fields import loads_strict
-from streamroute.reference.sse import DONE, Decoder
+from streamroute.reference.sse import DONE, MAX_EVENT_BYTES, Decoder
 
-from .schemas import EVENT, first_error
+from .limits import TooDeep, loads
+from .schemas import EVENT, first_error, schema
 
 Format = Literal["sse", "jsonl"]
 
 TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete"})
+# The event types the event schema defines; only their fields are known to be there.
+KNOWN = frozenset(entry["if"]["properties"]["type"]["const"] for entry in schema(EVENT)["allOf"])
 LIFECYCLE = TERMINAL | {"response.created", "response.queued", "response.in_progress"}
 # The item types each family of item events belongs to (PROD-ITEM-5). An event's family is its type
 # less the last part: `response.output_text.delta` is of `response.output_text`.
@@ -106,6 +108,7 @@ class Captured:
     data: str  # its JSON text
     sse_event: str | None = None  # SSE: the value of its `event:` line, if it had one
     done: bool = False  # SSE: the `[DONE]` sentinel
+    dropped: bool = False  # SSE: larger than a router takes (SSE-LIMIT-1), so never read
 
 
 # -- reading a capture -------------------------------------------------------
@@ -136,7 +139,7 @@ def read_sse(data: bytes) -> tuple[list[Captured], list[Violation]]:
     events += decoder.feed(data[position:])
     if decoder.close():
         violations.append(Violation(None, "PROD-SSE-2", "the stream ends inside an event"))
-    captured = [Captured(e.data, e.event or None, e.data == DONE) for e in events]
+    captured = [Captured(e.data, e.event or None, e.data == DONE, e.dropped) for e in events]
     # A byte that is not UTF-8 in the unfinished last event belongs to no event.
     return captured, [
         v if v.at is None or v.at < len(captured) else Violation(None, v.requirement, v.message)
@@ -203,9 +206,15 @@ class _Checker:
             if self.terminal is None:
                 self.report("PROD-SSE-4", "[DONE] before the terminal event")
             return
+        if captured.dropped:
+            self.report("PROD-EVT-1", f"larger than {MAX_EVENT_BYTES} bytes: a router drops it unread")
+            return
         try:
-            event = loads_strict(captured.data)
-        except (ValueError, RecursionError) as exc:
+            event = loads(captured.data)
+        except TooDeep as exc:
+            self.report("PROD-EVT-1", f"the event {exc}, the most this checker reads")
+            return
+        except ValueError as exc:
             self.report("PROD-EVT-1", f"not JSON: {exc}")
             return
         if not isinstance(event, dict):
@@ -222,7 +231,7 @@ class _Checker:
         if problem is not None:
             self.report("PROD-EVT-2", problem)
         placed = isinstance(event_type, str) and self._in_place(event_type, event.get("sequence_number"))
-        if placed and problem is None:  # a valid event has a string type
+        if placed and problem is None and event_type in KNOWN:  # its fields are as its type says
             self._route(event["type"], event)
 
     def finish(self) -> None:
@@ -385,6 +394,8 @@ class _Checker:
         for (family, _), text in item.texts.items():
             if text.deltas and text.complete is None:
                 self.report("PROD-TEXT-1", f"item {done['id']!r} is done before its {family}.done")
+        if done["type"] != item.type:  # reported above; its fields are not those of the item announced
+            return
         if item.type == "message":
             for index, part in enumerate(done["content"]):
                 self._agrees(item, part, f"content part {index} of the done item", index)

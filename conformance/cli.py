@@ -5,23 +5,58 @@ command, render a run's report (`summary`, `badge`, `baseline`), `lint` vector f
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 from pathlib import Path
+from typing import Any, NoReturn
 
-from .capture import check_capture
-from .fuzz import fuzz, load_implementation
-from .lint import lint
-from .matrix import run_matrix, unexplained
-from .protocol import SmokeFailure, smoke
-from .render import badge, baseline, summary_markdown, summary_text
+# A module only one command uses is imported when that command runs, so that the others
+# start without it: Hypothesis, for one, is loaded by `fuzz` only.
+from .implementation import described
 from .report import Report, ReportError, run_suite, write_report
-from .requirements import read_requirements
-from .results import Result, Status
-from .schemas import BUNDLED_VECTORS, SPEC_DIR
-from .suite import DEFAULT_ADAPTER, DEFAULT_TIMEOUT, Suite, UsageError
+from .results import Result, Status, executed, run_failed
+from .schemas import SPEC_DIR, VECTOR, protocol_version, schema
+from .suite import DEFAULT_ADAPTER, DEFAULT_TIMEOUT, Suite, UsageError, check_implementation, vector_roots
 from .vectors import Vector
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line, like every other usage error."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.partition(" ")[2]
+        raise UsageError(f"{command}: {message}" if command else message)
+
+
+def _versions() -> str:
+    """The package's version and the versions of what it speaks, each read from its one source:
+    the package metadata, spec/VERSION, the vector schema's `format` and the protocol's `start`."""
+    vector_format = schema(VECTOR + "#/properties/format")
+    formats = vector_format["enum"] if "enum" in vector_format else [vector_format["const"]]
+    return (
+        f"streamroute {version('streamroute')}\n"
+        f"spec {(SPEC_DIR / 'VERSION').read_text(encoding='utf-8').strip()}\n"
+        f"vector format {', '.join(map(str, formats))}\n"
+        f"adapter protocol {protocol_version()}\n"
+    )
+
+
+class _Versions(argparse.Action):
+    """`--version`: like argparse's own, but several lines, and worked out only when asked."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> NoReturn:
+        sys.stdout.write(_versions())
+        parser.exit()
+
+
+def _writable(path: Path | None) -> None:
+    """UsageError, before any work, for an output file that cannot be written where it is asked."""
+    if path is not None and (path.is_dir() or not path.parent.is_dir()):
+        where = "it is a directory" if path.is_dir() else f"there is no directory {path.parent}"
+        raise UsageError(f"cannot write {path}: {where}")
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
@@ -47,11 +82,12 @@ def _add_adapter_command(parser: argparse.ArgumentParser, required: bool = False
         metavar="SECONDS",
         type=float,
         default=DEFAULT_TIMEOUT,
-        help=f"how long the adapter command has for each answer (default: {DEFAULT_TIMEOUT:g})",
+        help=f"how long the implementation has for each vector (default: {DEFAULT_TIMEOUT:g})",
     )
 
 
 def _run(args: argparse.Namespace) -> int:
+    _writable(args.report)
     suite = Suite.prepare(
         args.adapter,
         args.vectors,
@@ -69,6 +105,9 @@ def _run(args: argparse.Namespace) -> int:
 def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
     for warning in suite.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    print(f"implementation: {described(suite.implementation.info)}")
+    if suite.reference_by_default:
+        print("implementation: the reference router, as neither --adapter nor --adapter-command names one")
 
     def show(vector: Vector, result: Result) -> None:
         if result.status is Status.SKIPPED:
@@ -84,14 +123,18 @@ def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
         print(f"BAD VECTOR FILE {error}\n")
     if args.report:
         write_report(args.report, suite, run)
-    print(f"implementation: {suite.implementation.name}")
     print("streamroute: " + run.totals.describe())
-    if not suite.vectors:
-        print("streamroute: no vectors selected", file=sys.stderr)
-    return 1 if run.totals.failed else 0
+    if not args.allow_empty and not executed(run.totals.counts):
+        why = "each is not applicable or skipped" if suite.vectors else "none is selected"
+        print(f"streamroute: no vector ran: {why}; --allow-empty accepts that", file=sys.stderr)
+    failed = run_failed(run.totals.counts, run.totals.bad_files, allow_empty=args.allow_empty)
+    return 1 if failed else 0
 
 
 def _smoke(args: argparse.Namespace) -> int:
+    from .protocol import SmokeFailure, smoke
+
+    check_implementation(None, args.adapter_command, args.timeout)
     try:
         print(smoke(args.adapter_command, args.timeout))
     except SmokeFailure as exc:
@@ -101,6 +144,8 @@ def _smoke(args: argparse.Namespace) -> int:
 
 
 def _summary(args: argparse.Namespace) -> int:
+    from .render import summary_markdown, summary_text
+
     report = Report.load(args.report)
     render = summary_markdown if args.format == "markdown" else summary_text
     sys.stdout.write(render(report))
@@ -110,23 +155,32 @@ def _summary(args: argparse.Namespace) -> int:
 def _output(text: str, path: Path | None) -> None:
     if path is None:
         sys.stdout.write(text)
-    else:
+        return
+    _writable(path)
+    try:
         path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from exc
 
 
 def _badge(args: argparse.Namespace) -> int:
+    from .render import badge
+
     _output(json.dumps(badge(Report.load(args.report))) + "\n", args.output)
     return 0
 
 
 def _baseline(args: argparse.Namespace) -> int:
+    from .render import baseline
+
     _output(baseline(Report.load(args.report), str(args.report)), args.output)
     return 0
 
 
 def _lint(args: argparse.Namespace) -> int:
-    roots = args.vectors or [BUNDLED_VECTORS]
-    count, problems = lint(roots, check_coverage=args.coverage or not args.vectors)
+    from .lint import lint
+
+    count, problems = lint(vector_roots(args.vectors), check_coverage=args.coverage or not args.vectors)
     for problem in problems:
         print(problem)
     print(f"streamroute lint: {count} vectors, {len(problems)} problems")
@@ -134,6 +188,8 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
+    from .matrix import run_matrix, unexplained
+
     matrix, reports = run_matrix(args.config, args.output, args.reports, args.workdir, args.only)
     for line in unexplained(matrix, reports):
         print(f"unexplained failure: {line}")
@@ -144,8 +200,13 @@ def _matrix(args: argparse.Namespace) -> int:
 
 
 def _fuzz(args: argparse.Namespace) -> int:
+    from .fuzz import fuzz, load_implementation
+
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
+    if args.save_to is not None and args.save_to.exists() and not args.save_to.is_dir():
+        raise UsageError(f"--save-to {args.save_to} is not a directory")
+    check_implementation(args.adapter, args.adapter_command, args.timeout)
     implementation = load_implementation(args.adapter, args.adapter_command, args.timeout)
     try:
         outcome = fuzz(implementation, args.examples, args.seed, args.save_to)
@@ -153,7 +214,7 @@ def _fuzz(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     finally:
         implementation.close()
-    print(f"implementation: {implementation.name}")
+    print(f"implementation: {described(implementation.info)}")
     failure = outcome.failure
     if failure is None:
         print(f"streamroute fuzz: {outcome.examples} generated streams, no failure")
@@ -167,14 +228,18 @@ def _fuzz(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from .bench import main as bench  # imports the reference; only this command needs it
+    from .bench import main as bench
 
-    if not args.scale > 0 or args.repeats < 1:
-        raise UsageError("--scale must be positive and --repeats at least 1")
+    if not args.scale > 0 or args.repeats < 1 or not args.memory_mib > 0:
+        raise UsageError("--scale and --memory-mib must be positive and --repeats at least 1")
+    _writable(None if args.json is None else Path(args.json))
     return bench(args.scale, args.repeats, args.json, args.memory_mib)
 
 
 def _check_capture(args: argparse.Namespace) -> int:
+    from .capture import check_capture
+    from .requirements import read_requirements
+
     try:
         data = args.capture.read_bytes()
     except OSError as exc:
@@ -189,7 +254,14 @@ def _check_capture(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="streamroute", description=__doc__)
+    parser = _Parser(prog="streamroute", description=__doc__)
+    parser.add_argument(
+        "--version",
+        action=_Versions,
+        nargs=0,
+        default=argparse.SUPPRESS,
+        help="print the versions of streamroute, the spec, the vector format and the adapter protocol",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     run = commands.add_parser("run", help="run vectors against an implementation and print a summary")
@@ -223,6 +295,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="FILE",
         type=Path,
         help="also write a JSON Lines report (spec/report.schema.json)",
+    )
+    run.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="pass a run in which no vector ran (each not applicable, skipped or not selected)",
     )
     run.set_defaults(handler=_run)
 
@@ -341,12 +418,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     measure.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     measure.set_defaults(handler=_bench)
 
-    args = parser.parse_args(argv)
+    if isinstance(sys.stdout, io.TextIOWrapper):  # each line out at once, even if the run ends abruptly
+        sys.stdout.reconfigure(line_buffering=True)
     try:
+        args = parser.parse_args(argv)
         code: int = args.handler(args)
     except (UsageError, ReportError) as exc:
         print(f"streamroute: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("streamroute: interrupted", file=sys.stderr)
+        return 130  # as a shell reports a SIGINT
     return code
 
 

@@ -10,22 +10,80 @@ not a list) are `AdapterFailure`, never an exception that escapes the harness;
 a vector the implementation declines is `AdapterSkipped`. `info` is what
 reports say about it, and `close()` releases what it holds (an adapter
 process).
+
+An in-process adapter (`module:callable`) runs under the rules of an adapter
+command. Whatever it raises, `BaseException`s included (SystemExit,
+GeneratorExit, pytest's skip, xfail and fail outcomes), errors the vector,
+and so does an answer that is not plain JSON data; what reaches the harness
+is a JSON copy, never the adapter's own objects. A KeyboardInterrupt it
+raises itself errors the vector too; the user's Ctrl-C (SIGINT) still stops
+the run, even when the adapter catches it.
+
+The deadline (`timeout` seconds for each vector, or each cut of an sse
+vector, as an adapter command has for each answer): on the main thread a
+real-time interval timer (SIGALRM) raises `DeadlinePassed`, a
+BaseException, inside the adapter, and the vector is errored; an adapter that
+catches it and returns late is errored all the same. As the last resort, a
+watchdog thread ends the whole run, with one line on stderr and exit status
+1, when a call is still running one more timeout (at least a second) after
+its deadline: the adapter ignores the deadline, or is stuck outside Python
+code where no signal reaches it. Native code that holds the interpreter lock (a regular expression
+that backtracks for ever, say) stops that thread too, and only an adapter
+command, whose process can be killed, bounds it. Nor can anything in one
+process stop an adapter that ends the process itself (`os._exit`) or
+rewrites the harness; run code you do not trust behind an adapter command.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib
 import importlib.metadata
+import itertools
+import json
 import os
+import signal
 import sys
+import threading
+import time
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from types import FrameType
+from typing import Any, Protocol, TypeVar
 
-from .schemas import OPTIONS, first_error, option_defaults
+from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip, loads
+from .schemas import OPTIONS, VECTOR, first_error, option_defaults, schema
 from .vectors import At, Vector
+
+# Seconds an implementation has for each vector: an adapter command for each answer
+# (spec/protocol.md), an in-process adapter for each produce call.
+DEFAULT_TIMEOUT = 5.0
+# The longest timeout: a day, well within what the interval timer can be set to.
+MAX_TIMEOUT = 86_400.0
+# Outcomes one call of an in-process adapter may answer (a vector's own are a few hundred).
+OUTCOMES_PER_CALL = 100_000
+# How often the watchdog looks at the running call, and the least time it leaves a call past its
+# deadline before it ends the run.
+_WATCH_PERIOD = 0.25
+_LEAST_GRACE = 1.0
+# The interval timer and SIGALRM are POSIX's: elsewhere only the watchdog holds the deadline.
+_TIMER = hasattr(signal, "setitimer")
+
+_T = TypeVar("_T")
+
+
+def known_profiles() -> list[str]:
+    return list(schema(VECTOR + "#/$defs/profile")["enum"])
+
+
+def unknown_profiles(names: Iterable[str]) -> str | None:
+    """What is wrong with a list of profile names, in one line, or None when the spec defines each."""
+    unknown = sorted(set(names) - set(known_profiles()))
+    if not unknown:
+        return None
+    return f"unknown profile {', '.join(unknown)}; known: {', '.join(known_profiles())}"
 
 
 @dataclass(frozen=True)
@@ -89,6 +147,15 @@ class Implementation(Protocol):
     def close(self) -> None: ...
 
 
+def described(info: Mapping[str, Any]) -> str:
+    """An implementation in one line, from its `info`: name, version, language, claims."""
+    options = ", ".join(f"{name}={value}" for name, value in sorted(info.get("options", {}).items()))
+    return (
+        f"{info['name']} {info['version']} ({info['language']}); "
+        f"profiles: {', '.join(info['profiles']) or 'none'}; options: {options or 'canonical'}"
+    )
+
+
 class AdapterLoadError(Exception):
     """An adapter that cannot even be loaded: a usage error, reported before any vector runs."""
 
@@ -102,35 +169,238 @@ def declared_options(declared: object, source: str) -> dict[str, Any]:
     return {**option_defaults(), **declared}
 
 
+def declared_profiles(declared: object, source: str) -> frozenset[str]:
+    """The declared profiles, each one the spec defines."""
+    if not isinstance(declared, list) or not all(isinstance(name, str) for name in declared):
+        raise AdapterLoadError(f"{source}: `profiles` must be a list of profile names")
+    problem = unknown_profiles(declared)
+    if problem is not None:
+        raise AdapterLoadError(f"{source} claims an {problem}")
+    return frozenset(declared)
+
+
+class DeadlinePassed(BaseException):
+    """Raised inside an in-process adapter at its deadline; a BaseException, so that `except
+    Exception` in the adapter does not catch it."""
+
+
+@dataclass
+class _Call:
+    """One call of adapter code under the deadline."""
+
+    implementation: str
+    vector: str | None  # None while the adapter is loaded
+    timeout: float
+    step: str
+    grace: float = 0.0  # how long past its deadline the watchdog lets it run
+    abandon_at: float = 0.0  # when the watchdog ends the run
+    expired: str | None = None  # the step at which the deadline passed, and DeadlinePassed was raised
+
+    @property
+    def where(self) -> str:
+        return f"{self.step} of vector {self.vector}" if self.vector is not None else self.step
+
+    def late(self, what: str = "") -> AdapterFailure:
+        return AdapterFailure(f"{self.expired or self.step} did not return within {self.timeout:g} s{what}")
+
+
+class _Deadlines:
+    """The deadline of the running in-process call: one per process, as signals and the timer are."""
+
+    def __init__(self) -> None:
+        self.current: _Call | None = None
+        self.interrupted = False  # the user pressed Ctrl-C while the call ran
+        self.before_abandon: Callable[[], object] | None = None  # a front end's, e.g. pytest's capture
+        self._watchdog_pid = 0
+
+    def start(self, call: _Call) -> None:
+        if self._watchdog_pid != os.getpid():  # one watchdog per process, and a forked child has none
+            self._watchdog_pid = os.getpid()
+            threading.Thread(target=self._watch, name="streamroute watchdog", daemon=True).start()
+        self.interrupted = False
+        call.grace = max(call.timeout, _LEAST_GRACE)
+        call.abandon_at = time.monotonic() + call.timeout + call.grace
+        self.current = call
+        if _TIMER and threading.current_thread() is threading.main_thread():
+            if signal.getsignal(signal.SIGALRM) is not _on_alarm:
+                signal.signal(signal.SIGALRM, _on_alarm)
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                signal.signal(signal.SIGINT, _on_interrupt)
+            signal.setitimer(signal.ITIMER_REAL, call.timeout)
+
+    def stop(self) -> None:
+        """Idempotent: the harness calls it again when the deadline interrupted it."""
+        if _TIMER and threading.current_thread() is threading.main_thread():
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        self.current = None
+
+    def _watch(self) -> None:
+        while True:
+            call = self.current
+            if call is not None and time.monotonic() >= call.abandon_at and self.current is call:
+                self._abandon(call)
+            time.sleep(_WATCH_PERIOD)
+
+    def _abandon(self, call: _Call) -> None:
+        if self.before_abandon is not None:
+            with contextlib.suppress(Exception):  # the line below matters more than the front end's tidiness
+                self.before_abandon()
+        line = (
+            f"streamroute: {call.implementation} is still running {call.where} {call.grace:g} s "
+            f"past its {call.timeout:g} s deadline, and cannot be interrupted "
+            "(it ignores the deadline or is stuck outside Python code); the run ends here\n"
+        )
+        os.write(2, line.encode("utf-8", "replace"))
+        os._exit(1)
+
+
+_DEADLINES = _Deadlines()
+
+
+def before_abandoning(hook: Callable[[], object] | None) -> Callable[[], object] | None:
+    """Have the watchdog call `hook` before it ends the run (pytest restores the terminal with it);
+    answers the hook it replaces."""
+    previous, _DEADLINES.before_abandon = _DEADLINES.before_abandon, hook
+    return previous
+
+
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    call = _DEADLINES.current
+    if call is not None and call.expired is None:  # once: the harness's handling is never interrupted
+        call.expired = call.step
+        raise DeadlinePassed
+
+
+def _on_interrupt(signum: int, frame: FrameType | None) -> None:
+    """Python's own SIGINT handler, noting that the user, not the adapter, interrupted."""
+    _DEADLINES.interrupted = True
+    signal.default_int_handler(signum, frame)
+
+
+def _text(render: Callable[[], str], fallback: str) -> str:
+    """Text made by the adapter's objects (an exception's `__str__`), which may fail in any way."""
+    try:
+        return render()
+    except BaseException:  # a user's Ctrl-C is noted by _on_interrupt and stops the run after
+        return fallback
+
+
+def _failure(call: _Call, exc: BaseException) -> AdapterFailure:
+    if isinstance(exc, AdapterFailure):  # the harness's own finding about the answer
+        return exc
+    if isinstance(exc, DeadlinePassed):
+        return call.late()
+    if isinstance(exc, KeyboardInterrupt) and signal.getsignal(signal.SIGINT) is not _on_interrupt:
+        _DEADLINES.interrupted = True  # whose it is cannot be told: the user's, so the run stops
+    name = type(exc).__name__
+
+    def named() -> str:
+        text = str(exc)
+        return f"{name}: {text}" if text else name
+
+    return AdapterFailure(
+        f"{call.step} raised {clip(_text(named, name), MAX_MESSAGE_CHARS)}",
+        clip(_text(lambda: "".join(traceback.format_exception(exc)), ""), MAX_DETAILS_CHARS),
+    )
+
+
+def _guarded(
+    implementation: str, vector: str | None, timeout: float, step: str, body: Callable[[_Call], _T]
+) -> _T:
+    """`body(call)`, adapter code, under the deadline; its answer, or AdapterFailure for whatever it
+    raised. `body` names what it is doing in `call.step`. KeyboardInterrupt only for the user's Ctrl-C."""
+    call = _Call(implementation, vector, timeout, step)
+    failure: AdapterFailure | None = None
+    _DEADLINES.start(call)
+    try:
+        try:
+            answer = body(call)
+        except BaseException as exc:
+            failure = _failure(call, exc)
+        finally:
+            _DEADLINES.stop()
+    except DeadlinePassed:  # it passed while the harness described a failure or stopped the timer
+        _DEADLINES.stop()
+        failure = call.late()
+    if _DEADLINES.interrupted:
+        raise KeyboardInterrupt
+    if failure is not None:
+        raise failure
+    if call.expired is not None:
+        raise call.late(", caught the deadline and went on")
+    return answer
+
+
+def _listed(answer: object, what: str) -> list[Any]:
+    """An iterable answer as a list, of a bounded length."""
+    if isinstance(answer, (str, bytes, dict)) or not isinstance(answer, Iterable):
+        raise TypeError(f"expected an iterable of {what}, got {type(answer).__name__}")
+    listed = list(itertools.islice(answer, OUTCOMES_PER_CALL + 1))
+    if len(listed) > OUTCOMES_PER_CALL:
+        raise ValueError(f"more than {OUTCOMES_PER_CALL} {what} from one call")
+    return listed
+
+
+def _as_json(value: _T) -> _T:
+    """A fresh copy of `value` made of JSON data alone (dicts, lists, strings, numbers) within the
+    JSON depth limit, as an adapter command's answer is; TypeError or ValueError when it is not."""
+    result: _T = loads(json.dumps(value, allow_nan=False))
+    return result
+
+
+def _json_outcomes(call: _Call, produced: list[Produced]) -> list[Any]:
+    """The outcomes as JSON data, in order; AdapterFailure naming the first that is not JSON."""
+    call.step = "reading its outcomes"  # their own methods run: a dict subclass's `items`
+    try:
+        return _as_json([entry.outcome for entry in produced])
+    except (TypeError, ValueError, RecursionError) as exc:
+        problem = exc
+    for index, entry in enumerate(produced):
+        try:
+            _as_json(entry.outcome)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise AdapterFailure(f"outcome {index} (from event {entry.at}): {exc}") from None
+    raise problem  # not JSON together, but each alone: outcomes that change as they are read
+
+
 @dataclass
 class PythonImplementation:
-    """An implementation given as `module:callable` (see the README's adapter contract)."""
+    """An implementation given as `module:callable` (see the README's adapter contract), run in this
+    process under the rules of the module docstring."""
 
     name: str
     factory: Any
     profiles: frozenset[str] = field(default_factory=frozenset)
     options: dict[str, Any] = field(default_factory=dict)
+    timeout: float = DEFAULT_TIMEOUT
 
     @classmethod
-    def load(cls, spec: str) -> PythonImplementation:
+    def load(cls, spec: str, timeout: float = DEFAULT_TIMEOUT) -> PythonImplementation:
         module_name, sep, attribute = spec.partition(":")
         if not sep or not module_name or not attribute:
             raise AdapterLoadError(f"adapter {spec!r} must be given as module:callable")
         if os.getcwd() not in sys.path:  # as `python -m` does: the user's adapter sits beside them
             sys.path.insert(0, os.getcwd())
-        try:
+
+        def read(call: _Call) -> tuple[Any, dict[str, Any]]:
             target: Any = importlib.import_module(module_name)
+            call.step = f"reading {attribute}"
             for part in attribute.split("."):
                 target = getattr(target, part)
-        except Exception as exc:  # an adapter's import may fail in any way
-            raise AdapterLoadError(f"cannot load adapter {spec!r}: {type(exc).__name__}: {exc}") from exc
+            call.step = "reading its profiles and options"
+            profiles = getattr(target, "profiles", ("core",))
+            listed = None if isinstance(profiles, str) else _listed(profiles, "profiles")
+            return target, _as_json({"profiles": listed, "options": getattr(target, "options", {})})
+
+        try:
+            target, declared = _guarded(spec, None, timeout, "importing it", read)
+        except AdapterFailure as exc:
+            raise AdapterLoadError(f"cannot load adapter {spec!r}: {exc.message}") from None
         if not callable(target):
             raise AdapterLoadError(f"adapter {spec!r} is not callable")
-        profiles = getattr(target, "profiles", ("core",))
-        if isinstance(profiles, str) or not all(isinstance(p, str) for p in profiles):
-            raise AdapterLoadError(f"adapter {spec!r}: `profiles` must be a list of profile names")
-        options = declared_options(getattr(target, "options", {}), f"adapter {spec!r}")
-        return cls(spec, target, frozenset(profiles), options)
+        profiles = declared_profiles(declared["profiles"], f"adapter {spec!r}")
+        options = declared_options(declared["options"], f"adapter {spec!r}")
+        return cls(spec, target, profiles, options, timeout)
 
     @property
     def info(self) -> dict[str, Any]:
@@ -146,45 +416,36 @@ class PythonImplementation:
         pass  # nothing to release: the implementation runs in this process
 
     def produce(self, vector: Vector) -> list[Produced]:
-        produced: list[Produced] = []
-        step = "building the router"
-        try:
+        def run(call: _Call) -> list[Produced]:
             router = self.factory(copy.deepcopy(vector.tools))
+            produced: list[Produced] = []
             for index, event in enumerate(copy.deepcopy(vector.events)):
-                step = f"feed(event {index})"
-                produced += (Produced(index, outcome) for outcome in _outcomes(router.feed(event)))
-            step = "close()"
-            produced += (Produced("close", outcome) for outcome in _outcomes(router.close()))
-        except Exception as exc:  # whatever the implementation does, the harness goes on
-            raise _raised(step, exc) from exc
-        return produced
+                call.step = f"feed(event {index})"
+                produced += (Produced(index, outcome) for outcome in _listed(router.feed(event), "outcomes"))
+            call.step = "close()"
+            produced += (Produced("close", outcome) for outcome in _listed(router.close(), "outcomes"))
+            outcomes = _json_outcomes(call, produced)
+            return [Produced(entry.at, outcome) for entry, outcome in zip(produced, outcomes, strict=True)]
+
+        return _guarded(self.name, vector.id, self.timeout, "building the router", run)
 
     def produce_stream(self, vector: Vector, chunks: Sequence[bytes]) -> Streamed:
-        events: list[list[Any]] = []
-        step = "building the router"
-        try:
+        def run(call: _Call) -> Streamed:
             router = self.factory(copy.deepcopy(vector.tools))
+            events: list[list[Any]] = []
             for index, chunk in enumerate(chunks):
-                step = f"feed_bytes(chunk {index})"
-                events += (list(_outcomes(outcomes)) for outcomes in _outcomes(router.feed_bytes(chunk)))
-            step = "close()"
-            closing = list(_outcomes(router.close()))
-        except Exception as exc:  # whatever the implementation does, the harness goes on
-            raise _raised(step, exc) from exc
-        return Streamed(events, closing)
+                call.step = f"feed_bytes(chunk {index})"
+                answer = _listed(router.feed_bytes(chunk), "lists of outcomes")
+                events += (_listed(outcomes, "outcomes") for outcomes in answer)
+            call.step = "close()"
+            streamed = Streamed(events, _listed(router.close(), "outcomes"))
+            outcomes = iter(_json_outcomes(call, streamed.produced))
+            return Streamed([[next(outcomes) for _ in event] for event in events], list(outcomes))
 
-
-def _raised(step: str, exc: Exception) -> AdapterFailure:
-    return AdapterFailure(f"{step} raised {type(exc).__name__}: {exc}", traceback.format_exc())
+        return _guarded(self.name, vector.id, self.timeout, "building the router", run)
 
 
 def _distribution_version(top_level_module: str) -> str:
     for distribution in importlib.metadata.packages_distributions().get(top_level_module, []):
         return importlib.metadata.version(distribution)
     return "unknown"
-
-
-def _outcomes(answer: object) -> Iterable[Any]:
-    if isinstance(answer, (str, bytes, dict)) or not isinstance(answer, Iterable):
-        raise TypeError(f"expected an iterable of outcomes, got {type(answer).__name__}")
-    return list(answer)

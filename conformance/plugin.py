@@ -2,7 +2,12 @@
 
 Registered through the `pytest11` entry point; it adds items only when asked
 to (`--streamroute`, or any other `--streamroute-*` option), so installing
-streamroute changes no other test run.
+streamroute changes no other test run. The implementation under test is named
+in the report header. Options without an implementation
+(`--streamroute-adapter` or `--streamroute-adapter-command`) are refused, so an
+unset CI variable never tests the reference unnoticed; `--streamroute` alone
+asks for the reference. A session in which no vector ran fails, unless
+`--streamroute-allow-empty`.
 """
 
 from __future__ import annotations
@@ -14,18 +19,25 @@ from typing import Any
 import pytest
 
 from .fuzz import fuzz
+from .implementation import before_abandoning, described
 from .results import Result, Status
 from .suite import DEFAULT_ADAPTER, DEFAULT_TIMEOUT, Suite, UsageError
 from .vectors import Vector, VectorFileError
 
+FUZZ_ITEM = "streamroute-fuzz"
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("streamroute", "streamroute conformance vectors")
-    group.addoption("--streamroute", action="store_true", help="run the streamroute vectors")
+    group.addoption(
+        "--streamroute",
+        action="store_true",
+        help=f"run the streamroute vectors; alone, against the reference ({DEFAULT_ADAPTER})",
+    )
     group.addoption(
         "--streamroute-adapter",
         metavar="MODULE:CALLABLE",
-        help=f"the implementation to test (default: {DEFAULT_ADAPTER})",
+        help="the Python implementation to test",
     )
     group.addoption(
         "--streamroute-adapter-command",
@@ -36,7 +48,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--streamroute-timeout",
         metavar="SECONDS",
         type=float,
-        help=f"how long the adapter command has for each answer (default: {DEFAULT_TIMEOUT:g})",
+        help=f"how long the implementation has for each vector (default: {DEFAULT_TIMEOUT:g})",
     )
     group.addoption(
         "--streamroute-vectors",
@@ -55,6 +67,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--streamroute-expected-failures",
         metavar="FILE",
         help="vector ids known to fail, one a line",
+    )
+    group.addoption(
+        "--streamroute-allow-empty",
+        action="store_true",
+        help="pass a session in which no vector ran (each not applicable, skipped or deselected)",
     )
     group.addoption(
         "--streamroute-fuzz",
@@ -122,7 +139,7 @@ class FuzzItem(pytest.Item):
         if failure is not None:
             saved = f"wrote {failure.path}" if failure.path else "--streamroute-fuzz-save-to DIR saves it"
             message = f"a generated stream failed ({saved}):\n{failure.message}"
-            raise VectorFailed(Result("streamroute-fuzz", Status.FAILED, message))
+            raise VectorFailed(Result(FUZZ_ITEM, Status.FAILED, message))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, VectorFailed):
@@ -130,7 +147,7 @@ class FuzzItem(pytest.Item):
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return Path("streamroute-fuzz"), None, f"{self.examples} generated streams"
+        return Path(FUZZ_ITEM), None, f"{self.examples} generated streams"
 
 
 class BadVectorFile(pytest.Item):
@@ -169,8 +186,8 @@ class VectorSuite(pytest.Collector):
             items.append(
                 FuzzItem.from_parent(
                     self,
-                    name="streamroute-fuzz",
-                    nodeid="streamroute-fuzz",
+                    name=FUZZ_ITEM,
+                    nodeid=FUZZ_ITEM,
                     suite=self.suite,
                     examples=option.streamroute_fuzz,
                     seed=option.streamroute_fuzz_seed,
@@ -180,20 +197,83 @@ class VectorSuite(pytest.Collector):
         return items
 
 
-_SUITE = pytest.StashKey[Suite]()
+class _Session:
+    """The plugin's part of one pytest session, registered as a plugin of its own: the suite, and
+    whether any vector ran."""
+
+    def __init__(self, config: pytest.Config, suite: Suite) -> None:
+        self.config = config
+        self.suite = suite
+        self.items = frozenset([*(vector.id for vector in suite.vectors), FUZZ_ITEM])
+        self.executed = 0
+        self.empty = False  # no vector ran, and that fails the session
+        capture = config.pluginmanager.getplugin("capturemanager")
+        # The watchdog that ends a stuck run writes its line to the terminal, not into a capture.
+        self.abandon_hook = before_abandoning(
+            None if capture is None else lambda: capture.suspend_global_capture(in_=True)
+        )
+
+    def close(self) -> None:
+        before_abandoning(self.abandon_hook)
+        self.suite.close()
+
+    def pytest_report_header(self) -> list[str]:
+        lines = [f"streamroute: implementation under test: {described(self.suite.implementation.info)}"]
+        if self.suite.reference_by_default:
+            lines.append("streamroute: that is the reference router, as --streamroute alone asks")
+        return lines
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Generator[None, Any, None]:
+        # The vectors live in the installed package, outside the paths pytest
+        # collects from, so they join the session's top-level collectors here.
+        outcome = yield
+        report: pytest.CollectReport = outcome.get_result()
+        if isinstance(collector, pytest.Session) and report.passed:
+            report.result.append(
+                VectorSuite.from_parent(collector, name="streamroute", nodeid="streamroute", suite=self.suite)
+            )
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        skipped = report.skipped and not hasattr(report, "wasxfail")  # not applicable, or declined
+        if report.when == "call" and not skipped and report.nodeid in self.items:
+            self.executed += 1
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.executed or self.config.option.collectonly or hasattr(self.config, "workerinput"):
+            return  # an xdist worker: its controller sees every report and decides
+        if self.config.option.streamroute_allow_empty:
+            if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+                session.exitstatus = pytest.ExitCode.OK
+        elif session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            self.empty = True
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.empty:
+            why = "none is selected"
+            if self.suite.vectors:
+                why = "each is not applicable, skipped or deselected"
+            terminalreporter.write_line(
+                f"streamroute: no vector ran: {why}; --streamroute-allow-empty accepts that", red=True
+            )
+
+
+_SESSION = pytest.StashKey[_Session]()
 
 
 def _active(config: pytest.Config) -> bool:
     option = config.option
     return bool(
         option.streamroute
-        or option.streamroute_adapter
-        or option.streamroute_adapter_command
+        or option.streamroute_adapter is not None
+        or option.streamroute_adapter_command is not None
         or option.streamroute_timeout is not None
         or option.streamroute_vectors
         or option.streamroute_profile
-        or option.streamroute_expected_failures
-        or option.streamroute_fuzz
+        or option.streamroute_expected_failures is not None
+        or option.streamroute_fuzz is not None
+        or option.streamroute_allow_empty
     )
 
 
@@ -201,6 +281,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _active(config):
         return
     option = config.option
+    named = option.streamroute_adapter is not None or option.streamroute_adapter_command is not None
+    if not (named or option.streamroute):
+        raise pytest.UsageError(
+            "streamroute: no implementation to test: give --streamroute-adapter MODULE:CALLABLE or "
+            "--streamroute-adapter-command CMD (--streamroute alone tests the reference)"
+        )
     expected_failures = option.streamroute_expected_failures
     try:
         suite = Suite.prepare(
@@ -215,23 +301,12 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"streamroute: {exc}") from exc
     for warning in suite.warnings:
         config.issue_config_time_warning(pytest.PytestConfigWarning(f"streamroute: {warning}"), stacklevel=2)
-    config.stash[_SUITE] = suite
+    session = _Session(config, suite)
+    config.stash[_SESSION] = session
+    config.pluginmanager.register(session, "streamroute-session")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    suite = config.stash.get(_SUITE, None)
-    if suite is not None:
-        suite.close()
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, None]:
-    # The vectors live in the installed package, outside the paths pytest
-    # collects from, so they join the session's top-level collectors here.
-    outcome = yield
-    report: pytest.CollectReport = outcome.get_result()
-    suite = collector.config.stash.get(_SUITE, None)
-    if isinstance(collector, pytest.Session) and suite is not None and report.passed:
-        report.result.append(
-            VectorSuite.from_parent(collector, name="streamroute", nodeid="streamroute", suite=suite)
-        )
+    session = config.stash.get(_SESSION, None)
+    if session is not None:
+        session.close()

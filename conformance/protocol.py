@@ -23,13 +23,21 @@ from .implementation import (
     Produced,
     Streamed,
     declared_options,
+    declared_profiles,
 )
-from .schemas import OUTCOME, PROTOCOL_RUN_REPLY, PROTOCOL_START, PROTOCOL_START_REPLY, first_error, schema
+from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip
+from .schemas import OUTCOME, PROTOCOL_RUN_REPLY, PROTOCOL_START_REPLY, first_error, protocol_version
 from .vectors import Vector
 
-PROTOCOL_VERSION: int = schema(PROTOCOL_START + "#/$defs/version")["const"]
+PROTOCOL_VERSION = protocol_version()
 RUN_REPLY_ENVELOPE = PROTOCOL_RUN_REPLY + "#/$defs/envelope"
 STOP: dict[str, Any] = {"cmd": "stop"}
+
+
+def _smoke_response(status: str) -> dict[str, Any]:
+    """A response object as the API sends it: a library that builds on it must not fail for want of it."""
+    return {"id": "resp_smoke", "object": "response", "status": status, "output": [], "error": None}
+
 
 # What `smoke` runs: the smallest stream every router can route.
 SMOKE_VECTOR = Vector(
@@ -38,8 +46,8 @@ SMOKE_VECTOR = Vector(
         "id": "smoke",
         "tools": [],
         "events": [
-            {"type": "response.created", "sequence_number": 0, "response": {"id": "resp_smoke"}},
-            {"type": "response.completed", "sequence_number": 1, "response": {"id": "resp_smoke"}},
+            {"type": "response.created", "sequence_number": 0, "response": _smoke_response("in_progress")},
+            {"type": "response.completed", "sequence_number": 1, "response": _smoke_response("completed")},
         ],
     },
 )
@@ -58,7 +66,7 @@ class Broken(Exception):
         self.stderr = stderr
 
     def one_line(self) -> str:
-        last = self.stderr.rsplit("\n", 1)[-1]
+        last = clip(self.stderr.rsplit("\n", 1)[-1], MAX_MESSAGE_CHARS // 2)
         return f"{self.reason}; its stderr ends: {last}" if last else self.reason
 
     def details(self) -> str:
@@ -93,7 +101,7 @@ def _start(command: str, timeout: float) -> tuple[AdapterProcess, dict[str, Any]
         version = reply.get("version") if isinstance(reply, dict) else None
         if version is not None and not json_equal(version, PROTOCOL_VERSION):
             raise ProtocolError(
-                f"the adapter speaks protocol version {version}; "
+                f"the adapter speaks protocol version {_shown(version)}; "
                 f"this harness speaks version {PROTOCOL_VERSION}"
             )
         problem = first_error(PROTOCOL_START_REPLY, reply)
@@ -125,7 +133,12 @@ class ProtocolImplementation:
             process, described = _start(command, timeout)
         except Broken as exc:
             raise AdapterLoadError(f"adapter {command!r}: {exc.one_line()}") from None
-        return cls(command, timeout, process, described)
+        try:
+            declared_profiles(described["profiles"], f"adapter {command!r}")
+            return cls(command, timeout, process, described)
+        except AdapterLoadError:
+            process.kill()
+            raise
 
     @property
     def name(self) -> str:
@@ -148,11 +161,15 @@ class ProtocolImplementation:
         except Broken as exc:
             reason = f"{exc.reason}; a new adapter process serves the next vector"
             raise AdapterFailure(reason, exc.details()) from None
+        # What the adapter says is shown clipped: a reply may be as long as the reply line limit.
         if "skipped" in reply:
             issue = f" ({reply['issue_url']})" if "issue_url" in reply else ""
-            raise AdapterSkipped(reply["reason"] + issue)
+            raise AdapterSkipped(clip(reply["reason"] + issue, MAX_MESSAGE_CHARS))
         if "errored" in reply:
-            raise AdapterFailure(f"the adapter reports: {reply['message']}", reply.get("details", ""))
+            message = clip(reply["message"], MAX_MESSAGE_CHARS)
+            raise AdapterFailure(
+                f"the adapter reports: {message}", clip(reply.get("details", ""), MAX_DETAILS_CHARS)
+            )
         return Streamed(reply["events"], reply["close"])
 
     def answer(self, vector: Vector, chunks: Sequence[bytes] | None = None) -> dict[str, Any]:
@@ -176,7 +193,7 @@ class ProtocolImplementation:
             if problem is not None:
                 raise ProtocolError(f"the adapter's reply is out of protocol: {problem}")
             if not json_equal(reply["seq"], seq):
-                raise ProtocolError(f"the adapter answered seq {reply['seq']!r} to seq {seq}")
+                raise ProtocolError(f"the adapter answered seq {_shown(reply['seq'])} to seq {seq}")
             ran = not ("skipped" in reply or "errored" in reply)
             if ran and events is not None and len(reply["events"]) != events:
                 raise ProtocolError(
@@ -201,19 +218,23 @@ class ProtocolImplementation:
         return process
 
     def stop(self) -> int | None:
-        """Send `stop` and wait for the exit: its status, or None if it had to be killed."""
+        """Send `stop` and wait for the exit: its status, or None if it had to be killed. Either
+        way, whatever the adapter started is killed with it (see channel.py)."""
         process, self._process = self._process, None
         if process is None:
             return 0
         process.send(encode(STOP))
         process.close_input()
-        code = process.wait(self.timeout)
-        if code is None:
-            process.kill()
+        code = process.exit_status(self.timeout)
+        process.kill()
         return code
 
     def close(self) -> None:
         self.stop()
+
+
+def _shown(value: Any) -> str:
+    return clip(repr(value), 100)
 
 
 class SmokeFailure(Exception):

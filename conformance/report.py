@@ -17,9 +17,9 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from .protocol import PROTOCOL_VERSION
-from .results import Result, Status
-from .schemas import REPORT, first_error
+from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, TooDeep, clip, loads
+from .results import Result, Status, run_failed
+from .schemas import REPORT, first_error, protocol_version
 from .suite import Suite
 from .vectors import Vector
 
@@ -36,8 +36,9 @@ class Totals:
 
     @property
     def failed(self) -> bool:
-        """What fails a run: a failed or errored vector, a bad vector file, or no vector at all."""
-        return any(self.counts[s] for s in Status if s.is_failure) or bool(self.bad_files) or not self.vectors
+        """What fails a run (`results.run_failed`): a failed or errored vector, a bad vector file, or no
+        vector executed at all."""
+        return run_failed(self.counts, self.bad_files)
 
     def describe(self) -> str:
         parts = [
@@ -83,7 +84,7 @@ def write_report(path: Path, suite: Suite, run: SuiteRun) -> None:
     header = {
         "line": "header",
         "suite": {"name": "streamroute", "version": version("streamroute")},
-        "protocol": PROTOCOL_VERSION,
+        "protocol": protocol_version(),
         "implementation": suite.implementation.info,
         "started": run.started.isoformat(timespec="seconds"),
     }
@@ -94,14 +95,14 @@ def write_report(path: Path, suite: Suite, run: SuiteRun) -> None:
             "profile": vector.profile,
             "level": vector.level,
             "status": result.status.value,
-            "message": result.message,
-            "details": result.details,
+            "message": clip(result.message, MAX_MESSAGE_CHARS),
+            "details": clip(result.details, MAX_DETAILS_CHARS),
             "listed": suite.listed(vector),
         }
         for vector, result in run.results
     ]
     file_errors = [
-        {"line": "file_error", "path": str(error.path), "message": error.message}
+        {"line": "file_error", "path": str(error.path), "message": clip(error.message, MAX_MESSAGE_CHARS)}
         for error in suite.file_errors
     ]
     footer = {
@@ -134,9 +135,11 @@ class Report:
         lines: list[dict[str, Any]] = []
         for number, line in enumerate(text.splitlines(), 1):
             try:
-                data = json.loads(line)
+                data = loads(line)
+            except TooDeep as exc:
+                raise ReportError(f"{path}:{number}: not a report line: it {exc}") from None
             except ValueError as exc:
-                raise ReportError(f"{path}:{number}: not JSON: {exc}") from exc
+                raise ReportError(f"{path}:{number}: not JSON: {exc}") from None
             problem = first_error(REPORT, data)
             if problem is not None:
                 raise ReportError(f"{path}:{number}: not a report line: {problem}")

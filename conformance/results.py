@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 
 from .compare import compare, to_canonical_point
 from .implementation import AdapterFailure, AdapterSkipped, Implementation, Produced
+from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip
 from .schemas import OUTCOME, first_error, schema
 from .vectors import Vector
 
@@ -28,6 +30,25 @@ class Status(str, Enum):
     def is_failure(self) -> bool:
         return self in (Status.FAILED, Status.ERRORED)
 
+    @property
+    def executed(self) -> bool:
+        """The vector ran: the implementation answered it, or failed to."""
+        return self in (Status.PASSED, Status.FAILED, Status.ERRORED, Status.EXPECTED_FAILURE)
+
+
+def executed(counts: Mapping[Status, int]) -> int:
+    """How many vectors ran, of those counted by status."""
+    return sum(counts.get(status, 0) for status in Status if status.executed)
+
+
+def run_failed(counts: Mapping[Status, int], bad_files: int, *, allow_empty: bool = False) -> bool:
+    """What fails a run: a failed or errored vector (a stale expected failure is failed), a bad vector
+    file, or no vector executed at all (none selected, or each not applicable or skipped) unless the
+    user allows that."""
+    if bad_files or any(counts.get(status, 0) for status in Status if status.is_failure):
+        return True
+    return not allow_empty and not executed(counts)
+
 
 @dataclass(frozen=True)
 class Result:
@@ -35,6 +56,10 @@ class Result:
     status: Status
     message: str = ""
     details: str = ""
+
+    def __post_init__(self) -> None:  # what an implementation said is kept within the report's limits
+        object.__setattr__(self, "message", clip(self.message, MAX_MESSAGE_CHARS))
+        object.__setattr__(self, "details", clip(self.details, MAX_DETAILS_CHARS))
 
 
 def not_applicable_reason(implementation: Implementation, vector: Vector) -> str | None:

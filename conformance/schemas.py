@@ -6,14 +6,17 @@ validator can be had for any of them, or for any `$defs` entry.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from referencing import Registry, Resource
+
+from .limits import MAX_MESSAGE_CHARS, clip
 
 # In the repository and in an installed wheel alike, spec/ and vectors/ sit
 # beside this package's folder.
@@ -52,6 +55,12 @@ def schema(ref: str) -> Any:
     return _registry().resolver().lookup(ref).contents
 
 
+def protocol_version() -> int:
+    """The adapter protocol version the harness speaks, as protocol-start.schema.json fixes it."""
+    version: int = schema(PROTOCOL_START + "#/$defs/version")["const"]
+    return version
+
+
 def option_defaults() -> dict[str, Any]:
     """The canonical value of every option, as the vector schema defines it."""
     return {name: option["default"] for name, option in schema(OPTIONS)["properties"].items()}
@@ -62,18 +71,24 @@ def json_pointer(path: Any) -> str:
 
 
 def first_error(ref: str, instance: Any) -> str | None:
-    """The most relevant schema error of `instance` as 'message (at /pointer)', or None."""
+    """The most relevant schema error of `instance` as 'message (at /pointer)', or None; the
+    message and the pointer are clipped, so that a huge value is never repeated whole."""
     try:
         text = json.dumps(instance, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError):  # not JSON at all: validate the object as it is
         return _first_error(ref, instance)
-    return _first_error_of_json(ref, text)
+    # Runs validate the same outcomes and vectors again and again; each is checked once. The
+    # cache keeps a digest of each text, never the text: its size is bounded by its length.
+    key = (ref, hashlib.blake2b(text.encode("ascii"), digest_size=16).digest())
+    if key not in _checked:
+        if len(_checked) >= _CHECKED_MAX:
+            _checked.clear()
+        _checked[key] = _first_error(ref, json.loads(text))
+    return _checked[key]
 
 
-@lru_cache(maxsize=1 << 16)
-def _first_error_of_json(ref: str, text: str) -> str | None:
-    # Runs validate the same outcomes and vectors again and again; each is checked once.
-    return _first_error(ref, json.loads(text))
+_checked: dict[tuple[str, bytes], str | None] = {}
+_CHECKED_MAX = 1 << 16
 
 
 @cache
@@ -137,4 +152,5 @@ def _first_error(ref: str, instance: Any) -> str | None:
     error = best_match(_validator_for(ref, instance).iter_errors(instance))
     if error is None:
         return None
-    return f"{error.message} (at {json_pointer(error.absolute_path) or '/'})"
+    where = json_pointer(error.absolute_path) or "/"
+    return f"{clip(error.message, MAX_MESSAGE_CHARS // 2)} (at {clip(where, MAX_MESSAGE_CHARS // 4)})"

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .expected_failures import ExpectedFailures
-from .implementation import AdapterLoadError, Implementation, PythonImplementation
-from .protocol import ProtocolImplementation
+from .implementation import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT  # the front ends' default, from here
+from .implementation import (
+    MAX_TIMEOUT,
+    AdapterLoadError,
+    Implementation,
+    PythonImplementation,
+    unknown_profiles,
+)
 from .results import Result, run_vector
-from .schemas import BUNDLED_VECTORS, VECTOR, schema
+from .schemas import BUNDLED_VECTORS
 from .vectors import Vector, VectorFileError, load_vectors
 
 # The harness reaches the reference only through this adapter string.
 DEFAULT_ADAPTER = "streamroute.reference.adapter:router"
-# Seconds an adapter process has for each answer (spec/protocol.md).
-DEFAULT_TIMEOUT = 5.0
 
 
 class UsageError(Exception):
@@ -31,8 +36,33 @@ def _loaded(load: Callable[..., Implementation], *args: Any) -> Implementation:
         raise UsageError(str(exc)) from exc
 
 
-def known_profiles() -> list[str]:
-    return list(schema(VECTOR + "#/$defs/profile")["enum"])
+def check_implementation(adapter: str | None, adapter_command: str | None, timeout: float) -> None:
+    """UsageError for a choice of implementation that cannot be meant: both kinds, an empty one (an
+    unset variable in CI), a command that cannot be split into words, a timeout that is no duration."""
+    if adapter is not None and adapter_command is not None:
+        raise UsageError("give a Python adapter or an adapter command, not both")
+    if adapter is not None and not adapter.strip():
+        raise UsageError("the adapter is empty; give it as module:callable")
+    if adapter_command is not None:
+        try:
+            words = shlex.split(adapter_command)
+        except ValueError as exc:
+            problem = f"the adapter command {adapter_command!r} cannot be split into words: {exc}"
+            raise UsageError(problem) from None
+        if not words:
+            raise UsageError("the adapter command is empty")
+    if not timeout > 0:  # nan too
+        raise UsageError(f"the timeout must be a positive number of seconds, not {timeout:g}")
+    if not timeout <= MAX_TIMEOUT:
+        raise UsageError(f"the timeout must be at most {MAX_TIMEOUT:g} seconds (a day), not {timeout:g}")
+
+
+def vector_roots(vector_dirs: Sequence[Path]) -> list[Path]:
+    """The directories to read vectors from (the bundled ones by default); UsageError for one that is not."""
+    for root in vector_dirs:
+        if not root.is_dir():
+            raise UsageError(f"{root} is not a directory of vectors")
+    return list(vector_dirs) or [BUNDLED_VECTORS]
 
 
 @dataclass
@@ -43,6 +73,7 @@ class Suite:
     expected_failures: ExpectedFailures | None
     deselected: int
     warnings: list[str]
+    reference_by_default: bool = False  # no implementation was named: the run tests the reference
 
     @classmethod
     def prepare(
@@ -55,26 +86,28 @@ class Suite:
         adapter_command: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> Suite:
-        unknown = sorted(set(profiles) - set(known_profiles()))
-        if unknown:
-            raise UsageError(f"unknown profile {', '.join(unknown)}; known: {', '.join(known_profiles())}")
-        if adapter is not None and adapter_command is not None:
-            raise UsageError("give a Python adapter or an adapter command, not both")
-        if not timeout > 0:
-            raise UsageError(f"the timeout must be a positive number of seconds, not {timeout:g}")
+        problem = unknown_profiles(profiles)
+        if problem is not None:
+            raise UsageError(problem)
+        check_implementation(adapter, adapter_command, timeout)
+        roots = vector_roots(vector_dirs)
+        by_default = adapter is None and adapter_command is None
         if adapter_command is None:
-            implementation: Implementation = _loaded(PythonImplementation.load, adapter or DEFAULT_ADAPTER)
+            implementation = _loaded(PythonImplementation.load, adapter or DEFAULT_ADAPTER, timeout)
         try:
             listed = ExpectedFailures.load(expected_failures) if expected_failures else None
-        except OSError as exc:
-            raise UsageError(f"cannot read the expected failures file: {exc}") from exc
-        vectors, file_errors = load_vectors(list(vector_dirs) or [BUNDLED_VECTORS])
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read the expected failures file {expected_failures}: {exc}") from exc
+        vectors, file_errors = load_vectors(roots)
         selected = [v for v in vectors if not profiles or v.profile in profiles]
         unknown_ids = listed.unknown(v.id for v in vectors) if listed else []
         warnings = [f"{expected_failures}: {vector_id} matches no vector" for vector_id in unknown_ids]
         if adapter_command is not None:  # last: nothing above can fail and leave its process running
+            from .protocol import ProtocolImplementation  # only a run over the protocol needs it
+
             implementation = _loaded(ProtocolImplementation.start, adapter_command, timeout)
-        return cls(implementation, selected, file_errors, listed, len(vectors) - len(selected), warnings)
+        deselected = len(vectors) - len(selected)
+        return cls(implementation, selected, file_errors, listed, deselected, warnings, by_default)
 
     def run(self, vector: Vector) -> Result:
         result = run_vector(self.implementation, vector)

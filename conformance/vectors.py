@@ -2,21 +2,29 @@
 
 A file that cannot be used is never skipped: it becomes a `VectorFileError`
 naming the file and, where it applies, the line or the JSON pointer of the
-fault, and every runner reports it as a failure.
+fault, and every runner reports it as a failure. That includes every entry
+named like a YAML file that is not a readable `.yaml` file (a `.yml` one, a
+broken link, a link loop, a pipe), and every file past the size and depth
+limits of spec/protocol.md section 9: a file is read only up to its size
+limit, and its aliases are measured before anything expands them.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import errno
 import itertools
-from collections.abc import Iterable, Sequence
+import os
+import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 
+from .limits import MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED, MAX_VECTOR_FILE_BYTES, TOO_DEEP, extent, loads
 from .schemas import VECTOR, first_error
 
 At = int | Literal["close"]
@@ -40,6 +48,20 @@ class _UniqueKeyLoader(_SafeLoader):  # type: ignore[misc]
             seen.add(key)
         mapping: dict[Any, Any] = super().construct_mapping(node, deep)
         return mapping
+
+
+def _json_scalar(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> Any:
+    """`!json '<JSON text>'`: the JSON value the scalar holds. YAML cannot state a lone surrogate
+    (libyaml refuses `\\ud83d`), JSON text can, and producers send them (spec/README.md)."""
+    try:
+        return loads(loader.construct_scalar(node))
+    except ValueError as exc:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"!json holds no JSON value: {exc}", node.start_mark
+        ) from None
+
+
+_UniqueKeyLoader.add_constructor("!json", _json_scalar)
 
 
 @dataclass(frozen=True)
@@ -151,17 +173,94 @@ def _stream_problem(data: dict[str, Any]) -> str | None:
     return None
 
 
-def _vector_files(root: Path) -> Iterable[Path]:
-    return sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+SUFFIX = ".yaml"
+
+
+def _named_as_yaml(name: str) -> bool:
+    return name.lower().endswith((".yaml", ".yml"))
+
+
+def _walk(root: Path) -> tuple[list[Path], list[VectorFileError]]:
+    """Every entry under `root` named like a YAML file, and the directories that cannot be
+    searched. Links to directories are followed, each directory searched once: one reached
+    again (a link loop) is an error, not an endless walk."""
+    found: list[Path] = []
+    errors: list[VectorFileError] = []
+    searched: set[tuple[int, int]] = set()
+    pending = [root]
+    while pending:
+        directory = pending.pop()
+        try:
+            identity = directory.stat()
+            with os.scandir(directory) as entries:
+                listed = sorted(entries, key=lambda entry: entry.name)
+        except OSError as exc:
+            errors.append(VectorFileError(directory, f"cannot search this directory: {exc}"))
+            continue
+        if (identity.st_dev, identity.st_ino) in searched:
+            errors.append(VectorFileError(directory, "is a directory already searched (a link loop)"))
+            continue
+        searched.add((identity.st_dev, identity.st_ino))
+        for entry in listed:
+            path = directory / entry.name
+            if os.path.isdir(path):  # False for a broken link and a link loop: they are files here
+                pending.append(path)
+            elif _named_as_yaml(entry.name):
+                found.append(path)
+    return sorted(found), errors
+
+
+class _Unusable(Exception):
+    """A vector file refused before its content is looked at; the message says why."""
+
+
+def _read(path: Path) -> bytes:
+    """The file's bytes: never more than the size limit is read, and nothing that is not a
+    regular file is opened (a pipe would block)."""
+    try:
+        status = path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _Unusable("is a symbolic link in a loop") from None
+        if path.is_symlink():
+            raise _Unusable(f"is a broken symbolic link (to {os.readlink(path)})") from None
+        raise _Unusable(f"cannot read: {exc}") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise _Unusable("is not a regular file")
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_VECTOR_FILE_BYTES + 1)
+    except OSError as exc:
+        raise _Unusable(f"cannot read: {exc}") from None
+    if len(data) > MAX_VECTOR_FILE_BYTES:
+        raise _Unusable(f"is larger than {MAX_VECTOR_FILE_BYTES} bytes (the vector file size limit)")
+    return data
+
+
+def _parse(data: bytes) -> Any:
+    """The YAML document, refused before anything expands its aliases past the limits (the
+    schema check would, and so would every copy of the events)."""
+    try:
+        document = yaml.load(data.decode("utf-8"), Loader=_UniqueKeyLoader)
+    except UnicodeDecodeError as exc:
+        raise _Unusable(f"cannot read: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise _Unusable(f"not valid YAML: {exc}") from None
+    except RecursionError:  # the pure-Python loader's own limit, far past the depth limit
+        raise _Unusable(TOO_DEEP) from None
+    problem = extent(document, MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED)
+    if problem is not None:
+        raise _Unusable(problem)
+    return document
 
 
 def load_file(path: Path, root: Path) -> Vector | VectorFileError:
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
-    except (OSError, UnicodeDecodeError) as exc:
-        return VectorFileError(path, f"cannot read: {exc}")
-    except yaml.YAMLError as exc:
-        return VectorFileError(path, f"not valid YAML: {exc}")
+        if path.suffix != SUFFIX:
+            raise _Unusable(f"vector files end in {SUFFIX}")
+        data = _parse(_read(path))
+    except _Unusable as exc:
+        return VectorFileError(path, str(exc))
     problem = first_error(VECTOR, data)
     if problem is not None:
         return VectorFileError(path, f"does not match the vector schema: {problem}")
@@ -184,7 +283,9 @@ def load_vectors(roots: Sequence[Path]) -> tuple[list[Vector], list[VectorFileEr
         if not root.is_dir():
             errors.append(VectorFileError(root, "is not a directory of vectors"))
             continue
-        for path in _vector_files(root):
+        paths, unsearchable = _walk(root)
+        errors += unsearchable
+        for path in paths:
             loaded = load_file(path, root)
             if isinstance(loaded, VectorFileError):
                 errors.append(loaded)

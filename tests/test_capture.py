@@ -8,14 +8,22 @@ exactly those, in that order.
 
 from __future__ import annotations
 
+import copy
+import functools
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from streamroute.conformance.capture import check_capture
+from hypothesis import given
+from hypothesis import strategies as st
+from streamroute.conformance import capture
+from streamroute.conformance.capture import KNOWN, Format, check_capture, read_jsonl, read_sse
 from streamroute.conformance.cli import main
 from streamroute.conformance.requirements import read_requirements
 from streamroute.conformance.schemas import EVENT, SPEC_DIR, schema
 from streamroute.reference import EVENT_TYPES
+from streamroute.reference.sse import MAX_EVENT_BYTES, Decoder
 
 CAPTURES = Path(__file__).parent / "captures"
 WELL_FORMED = sorted((CAPTURES / "well-formed").iterdir())
@@ -94,3 +102,81 @@ def test_the_command_passes_a_well_formed_capture(capsys: pytest.CaptureFixture[
 def test_an_unreadable_capture_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check-capture", str(tmp_path / "missing.sse")]) == 2
     assert "cannot read the capture" in capsys.readouterr().err
+
+
+# -- no input ends in a traceback ----------------------------------------------------
+
+
+def _events(path: Path) -> list[Any]:
+    captured, _ = (read_sse if path.suffix == ".sse" else read_jsonl)(path.read_bytes())
+    return [json.loads(event.data) for event in captured if not event.done]
+
+
+SOURCES = [_events(path) for path in WELL_FORMED]
+KNOWN_TYPES = sorted(KNOWN)
+# Values that a field of another type, another item type or a truncated event might hold.
+ODD = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-1, 3),
+    st.sampled_from(["", "x", "msg_1", "fc_1", "call_a", "resp_2", "message", "function_call", "refusal"]),
+    st.sampled_from([*KNOWN_TYPES, "response.content_part.delta", "response.output_text.x"]),
+    st.just([]),
+    st.just({}),
+)
+
+
+@st.composite
+def _mutated(draw: st.DrawFn) -> list[Any]:
+    """A well-formed capture, its events dropped, repeated, swapped, retyped or given odd fields."""
+    events = copy.deepcopy(draw(st.sampled_from(SOURCES)))
+    for _ in range(draw(st.integers(1, 6))):
+        index = draw(st.integers(0, len(events) - 1))
+        event, change = events[index], draw(st.integers(0, 4))
+        if change == 0 and len(events) > 1:
+            del events[index]
+        elif change == 1:
+            events.insert(draw(st.integers(0, len(events))), copy.deepcopy(event))
+        elif change == 2:
+            other = draw(st.integers(0, len(events) - 1))
+            events[index], events[other] = events[other], event
+        else:  # a field of the event, or of its item, part or response
+            inner = [
+                value for value in (event.get("item"), event.get("part"), event.get("response")) if value
+            ]
+            target = draw(st.sampled_from([event, *inner]))
+            target[draw(st.sampled_from([*target, "type", "content", "call_id", "arguments", "text"]))] = (
+                draw(ODD)
+            )
+    return events
+
+
+@given(_mutated(), st.sampled_from(["sse", "jsonl"]))
+def test_a_capture_changed_in_any_way_gives_violations_never_an_exception(
+    events: list[Any], format: Format
+) -> None:
+    lines = (json.dumps(event) for event in events)
+    data = "".join(f"data: {line}\n\n" if format == "sse" else line + "\n" for line in lines).encode()
+    check_capture(data, format)
+
+
+@given(st.binary(max_size=300), st.sampled_from(["sse", "jsonl", None]))
+def test_any_bytes_give_violations_never_an_exception(data: bytes, format: Format | None) -> None:
+    check_capture(data, format)
+
+
+def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(children, max_size=4) | st.dictionaries(st.sampled_from(["type", "item", "x"]), children)
+
+
+@given(st.lists(st.recursive(st.none() | st.booleans() | st.floats() | st.text(max_size=4), _containers)))
+def test_any_json_values_give_violations_never_an_exception(values: list[Any]) -> None:
+    check_capture("".join(json.dumps(value) + "\n" for value in values).encode(), "jsonl")
+
+
+def test_an_event_past_the_sse_limit_is_reported_unread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SSE-LIMIT-1's 64 MiB, which no capture here holds, as 64 bytes."""
+    monkeypatch.setattr(capture, "Decoder", functools.partial(Decoder, 64))
+    data = (CAPTURES / "well-formed" / "text-answer.sse").read_bytes().replace(b"Hi", b"Hi" * 40, 1)
+    found = [v for v in check_capture(data).violations if v.requirement == "PROD-EVT-1"]
+    assert found[0].message == f"larger than {MAX_EVENT_BYTES} bytes: a router drops it unread"

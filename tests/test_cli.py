@@ -57,18 +57,43 @@ def test_a_bad_vector_file_fails_the_run(tmp_path: Path, capsys: pytest.CaptureF
     assert "1 bad vector files" in out
 
 
-def test_no_selected_vector_is_a_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "empty").mkdir()
-    assert main(["run", "--vectors", str(tmp_path / "empty")]) == 1
-    assert "no vectors selected" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    ("vectors", "why"),
+    [
+        ([], "none is selected"),
+        ([hello(options={"tool_call_point": "arguments_done"})], "each is not applicable or skipped"),
+    ],
+)
+def test_a_run_in_which_no_vector_ran_fails_unless_allowed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], vectors: list[dict[str, object]], why: str
+) -> None:
+    root = tmp_path / "mine"
+    root.mkdir()
+    for vector in vectors:
+        write_vector(root, vector)
+    assert main(["run", "--vectors", str(root)]) == 1
+    assert capsys.readouterr().err == f"streamroute: no vector ran: {why}; --allow-empty accepts that\n"
+    assert main(["run", "--vectors", str(root), "--allow-empty"]) == 0
+    assert capsys.readouterr().err == ""
 
 
-def test_usage_errors_exit_2_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "--adapter", "nowhere_at_all:router"]) == 2
-    assert main(["run", "--profile", "telepathy"]) == 2
-    err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("streamroute: cannot load adapter 'nowhere_at_all:router': ModuleNotFoundError")
-    assert err[1].startswith("streamroute: unknown profile telepathy")
+def test_the_implementation_is_named_before_anything_else(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _mine(tmp_path)
+    main(["run", "--vectors", str(root)])
+    first, second = capsys.readouterr().out.splitlines()[:2]
+    assert first.startswith("implementation: streamroute.reference.adapter:router ")
+    assert first.endswith(
+        "(python); profiles: core, custom-tools, execution, sse; options: tool_call_point=output_item_done"
+    )
+    assert (
+        second == "implementation: the reference router, as neither --adapter nor --adapter-command names one"
+    )
+    main(["run", "--vectors", str(root), "--adapter", "broken_routers:TextMix"])
+    first, second = capsys.readouterr().out.splitlines()[:2]
+    assert first.startswith("implementation: broken_routers:TextMix unknown (python); profiles: core;")
+    assert not second.startswith("implementation:")
 
 
 def test_run_against_the_bundled_vectors_passes(capsys: pytest.CaptureFixture[str]) -> None:
@@ -100,3 +125,143 @@ def test_the_readme_adapter_example_passes_the_bundled_suite(
     monkeypatch.syspath_prepend(str(tmp_path))
     assert main(["run", "--adapter", "my_adapter:Adapter"]) == 0
     assert " 0 failed, 0 errored" in capsys.readouterr().out.splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """What the bad arguments below name: a report, a directory, a file that is not UTF-8, nothing."""
+    root = tmp_path_factory.mktemp("files")
+    report = root / "report.jsonl"
+    assert main(["run", "--vectors", str(_mine(root)), "--report", str(report)]) == 1
+    (root / "binary").write_bytes(b"\xff\xfe\x00")
+    return {
+        "report": str(report),
+        "dir": str(root),
+        "binary": str(root / "binary"),
+        "absent": str(root / "absent"),
+    }
+
+
+# Every command, given a bad argument or path, and the start of the one line it answers.
+BAD_ARGUMENTS = [
+    ([], "the following arguments are required: command"),
+    (["telepathy"], "argument command: invalid choice: 'telepathy'"),
+    (["run", "--adapter", ""], "the adapter is empty; give it as module:callable"),
+    (
+        ["run", "--adapter", "nowhere_at_all:router"],
+        "cannot load adapter 'nowhere_at_all:router': importing it raised ModuleNotFoundError",
+    ),
+    (["run", "--adapter-command", ""], "the adapter command is empty"),
+    (
+        ["run", "--adapter-command", "node 'adapter.js"],
+        'the adapter command "node \'adapter.js" cannot be split',
+    ),
+    (
+        ["run", "--adapter", "a:b", "--adapter-command", "c"],
+        "give a Python adapter or an adapter command, not both",
+    ),
+    (
+        ["run", "--profile", "telepathy"],
+        "unknown profile telepathy; known: core, custom-tools, execution, sse",
+    ),
+    (["run", "--timeout", "0"], "the timeout must be a positive number of seconds, not 0"),
+    (["run", "--timeout", "nan"], "the timeout must be a positive number of seconds, not nan"),
+    (["run", "--timeout", "inf"], "the timeout must be at most 86400 seconds (a day), not inf"),
+    (["run", "--timeout", "soon"], "run: argument --timeout: invalid float value: 'soon'"),
+    (["run", "--vectors", "{absent}"], "{absent} is not a directory of vectors"),
+    (["run", "--vectors", "{binary}"], "{binary} is not a directory of vectors"),
+    (["run", "--expected-failures", "{absent}"], "cannot read the expected failures file {absent}"),
+    (["run", "--expected-failures", "{binary}"], "cannot read the expected failures file {binary}"),
+    (
+        ["run", "--report", "{absent}/r.jsonl"],
+        "cannot write {absent}/r.jsonl: there is no directory {absent}",
+    ),
+    (["run", "--report", "{dir}"], "cannot write {dir}: it is a directory"),
+    (["run", "--no-such-option"], "unrecognized arguments: --no-such-option"),
+    (["smoke"], "smoke: the following arguments are required: --adapter-command"),
+    (["smoke", "--adapter-command", " "], "the adapter command is empty"),
+    (
+        ["smoke", "--adapter-command", "x", "--timeout", "-1"],
+        "the timeout must be a positive number of seconds",
+    ),
+    (["summary", "{absent}"], "cannot read the report"),
+    (["summary", "{dir}"], "cannot read the report"),
+    (["summary", "{binary}"], "cannot read the report"),
+    (["summary", "{report}", "--format", "html"], "summary: argument --format: invalid choice: 'html'"),
+    (
+        ["badge", "{report}", "-o", "{absent}/b.json"],
+        "cannot write {absent}/b.json: there is no directory {absent}",
+    ),
+    (["badge", "{report}", "-o", "{dir}"], "cannot write {dir}: it is a directory"),
+    (["badge", "{absent}"], "cannot read the report"),
+    (
+        ["baseline", "{report}", "-o", "{absent}/x.txt"],
+        "cannot write {absent}/x.txt: there is no directory {absent}",
+    ),
+    (["baseline", "{binary}"], "cannot read the report"),
+    (["lint", "--vectors", "{absent}"], "{absent} is not a directory of vectors"),
+    (["check-capture", "{absent}"], "cannot read the capture"),
+    (["check-capture", "{dir}"], "cannot read the capture"),
+    (
+        ["check-capture", "{report}", "--format", "xml"],
+        "check-capture: argument --format: invalid choice: 'xml'",
+    ),
+    (["matrix", "--config", "{absent}"], "cannot read the matrix file"),
+    (["fuzz", "--adapter", ""], "the adapter is empty; give it as module:callable"),
+    (["fuzz", "--adapter-command", ""], "the adapter command is empty"),
+    (["fuzz", "--examples", "0"], "--examples must be at least 1"),
+    (["fuzz", "--timeout", "-1"], "the timeout must be a positive number of seconds, not -1"),
+    (["fuzz", "--save-to", "{binary}"], "--save-to {binary} is not a directory"),
+    (["bench", "--scale", "0"], "--scale and --memory-mib must be positive and --repeats at least 1"),
+    (["bench", "--json", "{absent}/b.json"], "cannot write {absent}/b.json: there is no directory {absent}"),
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"), BAD_ARGUMENTS, ids=[" ".join(a) or "-" for a, _ in BAD_ARGUMENTS]
+)
+def test_a_bad_argument_is_one_line_and_exit_2(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert main([argument.format(**files) for argument in argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith(f"streamroute: {message.format(**files)}")
+
+
+def test_version_names_each_version_from_its_one_source(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    from streamroute.conformance.schemas import SPEC_DIR, VECTOR, protocol_version, schema
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"streamroute {version('streamroute')}",
+        f"spec {(SPEC_DIR / 'VERSION').read_text(encoding='utf-8').strip()}",
+        f"vector format {schema(VECTOR + '#/properties/format')['const']}",
+        f"adapter protocol {protocol_version()}",
+    ]
+    title = (SPEC_DIR / "README.md").read_text(encoding="utf-8").splitlines()[0]
+    assert title.endswith(f"version {(SPEC_DIR / 'VERSION').read_text(encoding='utf-8').strip()}")
+
+
+@pytest.mark.parametrize("command", [["--version"], ["lint"], ["summary", "report.jsonl"]])
+def test_commands_import_only_what_they_use(command: list[str], tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from streamroute.conformance import cli\n"
+        "try:\n"
+        f"    cli.main({command!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('hypothesis', 'streamroute.conformance.fuzz', 'streamroute.conformance.protocol')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    assert done.stderr.strip().splitlines()[-1] == "[]"

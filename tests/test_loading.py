@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
+import json
+import os
 from pathlib import Path
 
+import pytest
+import yaml
 from conftest import hello, write_vector
+from streamroute.conformance.limits import (
+    MAX_JSON_DEPTH,
+    MAX_VECTOR_EXPANDED,
+    MAX_VECTOR_FILE_BYTES,
+    TOO_DEEP,
+)
 from streamroute.conformance.lint import lint
 from streamroute.conformance.vectors import load_vectors
 
@@ -92,3 +103,87 @@ def test_lint_coverage_names_requirements_without_vectors(tmp_path: Path) -> Non
     _, problems = lint([tmp_path], check_coverage=True)
     assert any("requirement CORE-CALL-1 has no vector" in p for p in problems)
     assert not any("CORE-TEXT-1 has" in p for p in problems)
+
+
+# -- the limits of spec/protocol.md section 9 ----------------------------------
+
+# About 1 KB that expands to 9**9 (387 million) strings.
+ALIAS_BOMB = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
+    f"{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]\n"
+    for previous, name in itertools.pairwise("abcdefghi")
+)
+
+
+def test_an_alias_bomb_is_one_bad_file_refused_before_anything_expands_it(tmp_path: Path) -> None:
+    assert len(ALIAS_BOMB) < 1100
+    write_vector(tmp_path, ALIAS_BOMB, name="core/bomb.yaml")
+    message = _only_error(tmp_path)
+    assert message.endswith(
+        f"bomb.yaml: is larger than {MAX_VECTOR_EXPANDED} nodes and characters once its aliases "
+        "are expanded (the expanded vector size limit)"
+    )
+    assert "\n" not in message
+
+
+def test_aliases_within_the_limit_load_as_their_values(tmp_path: Path) -> None:
+    text = yaml.safe_dump(hello(), sort_keys=False).replace("delta: Hello", "delta: &greeting Hello", 1)
+    write_vector(tmp_path, text.replace("delta: Hello", "delta: *greeting"), name="core/hello.yaml")
+    vectors, errors = load_vectors([tmp_path])
+    assert errors == []
+    assert vectors[0].expected[1]["delta"] == vectors[0].events[2]["delta"] == "Hello"
+
+
+def test_an_alias_inside_the_node_it_names_is_refused(tmp_path: Path) -> None:
+    write_vector(tmp_path, "format: &loop [1, *loop]\n", name="core/loop.yaml")
+    assert _only_error(tmp_path).endswith("contains itself (a YAML alias inside the node it names)")
+
+
+@pytest.mark.parametrize(
+    ("depth", "problem"),
+    [(MAX_JSON_DEPTH, None), (MAX_JSON_DEPTH + 1, TOO_DEEP), (5000, "exceeded maximum nesting depth")],
+)
+def test_nesting_past_the_json_depth_limit_is_refused(
+    tmp_path: Path, depth: int, problem: str | None
+) -> None:
+    data = hello()
+    data["events"][3]["trace"] = "here"  # at depth 3: in an event, in `events`, in the document
+    text = json.dumps(data).replace('"here"', "[" * (depth - 3) + "]" * (depth - 3))  # JSON is YAML
+    write_vector(tmp_path, text, name="core/hello.yaml")
+    if problem is None:
+        assert load_vectors([tmp_path])[1] == []
+    else:
+        assert problem in _only_error(tmp_path)
+
+
+def test_a_file_past_the_size_limit_is_not_read(tmp_path: Path) -> None:
+    path = write_vector(tmp_path, hello())
+    with path.open("a", encoding="utf-8") as file:
+        file.write("#" * MAX_VECTOR_FILE_BYTES + "\n")
+    assert _only_error(tmp_path).endswith(
+        f"is larger than {MAX_VECTOR_FILE_BYTES} bytes (the vector file size limit)"
+    )
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links and pipes as POSIX has them")
+def test_every_entry_named_like_yaml_that_is_not_a_vector_file_is_one_bad_file(tmp_path: Path) -> None:
+    core = tmp_path / "core"
+    write_vector(tmp_path, hello())
+    for name in ("other.yml", "upper.YAML"):
+        write_vector(core, hello(), name=name)
+    (core / "broken.yaml").symlink_to("nowhere.yaml")
+    (core / "ping.yaml").symlink_to("pong.yaml")
+    (core / "pong.yaml").symlink_to("ping.yaml")
+    (core / "back").symlink_to(tmp_path, target_is_directory=True)
+    os.mkfifo(core / "pipe.yaml")
+    (core / "notes.txt").write_text("not a vector", encoding="utf-8")
+    vectors, errors = load_vectors([tmp_path])
+    assert [v.id for v in vectors] == ["core/hello"]
+    assert sorted(str(error) for error in errors) == [
+        f"{core / 'back'}: is a directory already searched (a link loop)",
+        f"{core / 'broken.yaml'}: is a broken symbolic link (to nowhere.yaml)",
+        f"{core / 'other.yml'}: vector files end in .yaml",
+        f"{core / 'ping.yaml'}: is a symbolic link in a loop",
+        f"{core / 'pipe.yaml'}: is not a regular file",
+        f"{core / 'pong.yaml'}: is a symbolic link in a loop",
+        f"{core / 'upper.YAML'}: vector files end in .yaml",
+    ]

@@ -20,13 +20,13 @@ def _mine(root: Path) -> Path:
 
 def test_one_item_per_vector_named_by_its_id(pytester: pytest.Pytester) -> None:
     root = _mine(pytester.path / "mine")
-    result = pytester.runpytest("--streamroute-vectors", str(root), "--collect-only", "-q")
+    result = pytester.runpytest("--streamroute", "--streamroute-vectors", str(root), "--collect-only", "-q")
     assert result.outlines[:2] == ["core/hello", "core/wrong"]
 
 
 def test_a_failure_shows_expected_and_actual_side_by_side(pytester: pytest.Pytester) -> None:
     root = _mine(pytester.path / "mine")
-    result = pytester.runpytest("--streamroute-vectors", str(root))
+    result = pytester.runpytest("--streamroute", "--streamroute-vectors", str(root))
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -39,7 +39,7 @@ def test_a_failure_shows_expected_and_actual_side_by_side(pytester: pytest.Pytes
 
 def test_selection_by_keyword_works_on_vector_ids(pytester: pytest.Pytester) -> None:
     root = _mine(pytester.path / "mine")
-    result = pytester.runpytest("--streamroute-vectors", str(root), "-k", "hello")
+    result = pytester.runpytest("--streamroute", "--streamroute-vectors", str(root), "-k", "hello")
     result.assert_outcomes(passed=1, deselected=1)
 
 
@@ -48,11 +48,11 @@ def test_expected_failures_xfail_and_stale_entries_fail(pytester: pytest.Pyteste
     listed = pytester.path / "expected.txt"
     listed.write_text("core/wrong\n", encoding="utf-8")
     pytester.runpytest(
-        "--streamroute-vectors", str(root), "--streamroute-expected-failures", str(listed)
+        "--streamroute", "--streamroute-vectors", str(root), "--streamroute-expected-failures", str(listed)
     ).assert_outcomes(passed=1, xfailed=1)
     listed.write_text("core/wrong\ncore/hello\ncore/never\n", encoding="utf-8")
     result = pytester.runpytest(
-        "--streamroute-vectors", str(root), "--streamroute-expected-failures", str(listed)
+        "--streamroute", "--streamroute-vectors", str(root), "--streamroute-expected-failures", str(listed)
     )
     result.assert_outcomes(failed=1, xfailed=1, warnings=1)
     result.stdout.fnmatch_lines(["*stale expected failure*", "*core/never matches no vector*"])
@@ -61,7 +61,7 @@ def test_expected_failures_xfail_and_stale_entries_fail(pytester: pytest.Pyteste
 def test_a_bad_vector_file_is_a_failing_item(pytester: pytest.Pytester) -> None:
     root = _mine(pytester.path / "mine")
     write_vector(root, "format: [\n", name="core/bad.yaml")
-    result = pytester.runpytest("--streamroute-vectors", str(root))
+    result = pytester.runpytest("--streamroute", "--streamroute-vectors", str(root))
     result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines(["*bad vector file:*core/bad.yaml: not valid YAML*"])
 
@@ -69,11 +69,71 @@ def test_a_bad_vector_file_is_a_failing_item(pytester: pytest.Pytester) -> None:
 def test_vectors_of_an_undeclared_option_are_skipped_with_the_reason(
     pytester: pytest.Pytester,
 ) -> None:
-    root = pytester.path / "mine"
-    write_vector(root, hello(options={"tool_call_point": "arguments_done"}))
-    result = pytester.runpytest("--streamroute-vectors", str(root), "-rs")
-    result.assert_outcomes(skipped=1)
+    root = _mine(pytester.path / "mine")
+    write_vector(root, hello(id="core/later", options={"tool_call_point": "arguments_done"}))
+    result = pytester.runpytest("--streamroute", "--streamroute-vectors", str(root), "-rs")
+    result.assert_outcomes(passed=1, failed=1, skipped=1)
     result.stdout.fnmatch_lines(["*not applicable: needs option tool_call_point=arguments_done*"])
+
+
+@pytest.mark.parametrize("selection", [["--streamroute-profile", "sse"], ["-k", "nothing-matches"]])
+def test_a_session_in_which_no_vector_ran_fails_unless_allowed(
+    pytester: pytest.Pytester, selection: list[str]
+) -> None:
+    pytester.makepyfile("def test_own(): pass")
+    root = pytester.path / "mine"
+    write_vector(root, hello())
+    write_vector(root, hello(id="core/later", options={"tool_call_point": "arguments_done"}))
+    options = ["--streamroute", "--streamroute-vectors", str(root), *selection]
+    result = pytester.runpytest(*options)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["streamroute: no vector ran: *; --streamroute-allow-empty accepts that"])
+    assert pytester.runpytest(*options, "--streamroute-allow-empty").ret == pytest.ExitCode.OK
+
+
+def test_an_empty_vectors_directory_fails_unless_allowed(pytester: pytest.Pytester) -> None:
+    (pytester.path / "empty").mkdir()
+    options = ["--streamroute", "--streamroute-vectors", str(pytester.path / "empty")]
+    result = pytester.runpytest(*options)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["streamroute: no vector ran: none is selected; *"])
+    assert pytester.runpytest(*options, "--streamroute-allow-empty").ret == pytest.ExitCode.OK
+
+
+def test_the_header_names_the_implementation_under_test(pytester: pytest.Pytester) -> None:
+    root = _mine(pytester.path / "mine")
+    result = pytester.runpytest("--streamroute", "--streamroute-vectors", str(root), "--collect-only")
+    result.stdout.fnmatch_lines(
+        [
+            "streamroute: implementation under test: streamroute.reference.adapter:router * (python); *",
+            "streamroute: that is the reference router, as --streamroute alone asks",
+        ]
+    )
+    adapter = ["--streamroute-adapter", "broken_routers:TextMix"]
+    result = pytester.runpytest("--streamroute-vectors", str(root), *adapter, "--collect-only")
+    result.stdout.fnmatch_lines(["streamroute: implementation under test: broken_routers:TextMix unknown *"])
+    result.stdout.no_fnmatch_line("*reference router*")
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        (["--streamroute-profile", "core"], "no implementation to test: give --streamroute-adapter *"),
+        (["--streamroute-adapter", ""], "the adapter is empty; give it as module:callable"),
+        (["--streamroute-adapter-command", ""], "the adapter command is empty"),
+        (
+            ["--streamroute", "--streamroute-timeout", "0"],
+            "the timeout must be a positive number of seconds*",
+        ),
+    ],
+)
+def test_options_without_an_implementation_are_refused(
+    pytester: pytest.Pytester, options: list[str], problem: str
+) -> None:
+    pytester.makepyfile("def test_own(): pass")
+    result = pytester.runpytest(*options)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*streamroute: {problem}"])
 
 
 def test_the_adapter_option_reaches_another_implementation(pytester: pytest.Pytester) -> None:

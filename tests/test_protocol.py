@@ -7,16 +7,20 @@ as passing.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
 from conftest import hello, write_vector
+from streamroute.conformance import channel
 from streamroute.conformance.cli import main
-from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.implementation import AdapterLoadError, PythonImplementation
+from streamroute.conformance.limits import MAX_MESSAGE_CHARS, STDERR_TAIL_BYTES, TOO_DEEP
 from streamroute.conformance.protocol import (
     STOP,
     ProtocolImplementation,
@@ -312,3 +316,117 @@ def test_the_reference_replies_valid_against_their_schemas(streams: list[Vector]
     for seq, vector in enumerate(streams):
         reply = serve.run_reply(router, seq, run_message(seq, vector)["vector"])
         assert first_error(PROTOCOL_RUN_REPLY, reply) is None, vector.id
+
+
+# -- what an adapter can send, and leave behind (spec/protocol.md, sections 6 and 9) --
+
+
+@pytest.mark.parametrize("where", ["reply", "outcome"])
+def test_a_reply_nested_too_deep_errors_the_vector_naming_the_limit(
+    tmp_path: Path, where: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = broken("deep_reply.py", where)
+    results = _run(command, _hellos(tmp_path, 2))
+    assert _statuses(results) == [Status.ERRORED] * 2
+    assert results[0].message.startswith(f"the adapter's reply {TOO_DEEP}")
+    assert main(["run", "--vectors", str(tmp_path), "--adapter-command", command]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def _flooded(where: str, vectors: list[Vector]) -> list[Result]:
+    """The results of floods.py writing lines of 4 MiB on `where`, then of 16 MiB: four times the
+    bytes must not take twice the memory of the harness's own Python objects."""
+    results: list[Result] = []
+    peaks = []
+    for mib in (4, 16):
+        tracemalloc.start()
+        try:
+            results += _run(broken("floods.py", where, str(mib)), vectors)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    assert peaks[1] < 2 * peaks[0], f"4 times the bytes took {peaks[1] / peaks[0]:.1f} times the memory"
+    return results
+
+
+def test_a_reply_line_past_the_limit_errors_the_vector_and_is_never_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(channel, "MAX_REPLY_LINE_BYTES", 1 << 20)
+    results = _flooded("stdout", _hellos(tmp_path, 2))
+    assert _statuses(results) == [Status.ERRORED] * 4
+    assert results[0].message == (
+        "the adapter wrote a line longer than 1048576 bytes (the reply line limit); "
+        "a new adapter process serves the next vector"
+    )
+
+
+def test_the_stderr_tail_is_a_bounded_number_of_bytes(tmp_path: Path) -> None:
+    results = _flooded("stderr", _hellos(tmp_path, 1))
+    assert _statuses(results) == [Status.ERRORED] * 2
+    assert results[0].message.startswith("the adapter exited with code 1")
+    assert STDERR_TAIL_BYTES <= len(results[0].details) < STDERR_TAIL_BYTES + 100
+
+
+def _alive(pid: int) -> bool:
+    """The process runs (a zombie, killed and waiting for its parent to reap it, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc: ask the system
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _ended(pid: int) -> bool:
+    """A killed process may take a moment to go: wait for that, up to a few seconds."""
+    for _ in range(100):
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "child",
+        pytest.param("session", marks=pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")),
+    ],
+)
+@pytest.mark.parametrize("crash", [False, True])
+def test_no_process_the_adapter_starts_outlives_it(tmp_path: Path, mode: str, crash: bool) -> None:
+    """After a clean `stop`, and after each restart: a child in the adapter's process group, or
+    one that left it with setsid, holding the adapter's pipes."""
+    pids = tmp_path / "pids"
+    command = broken("forks.py", mode, str(pids), *(["crash"] if crash else []))
+    results = _run(command, _hellos(tmp_path / "v", 2))
+    assert _statuses(results) == [Status.ERRORED if crash else Status.PASSED] * 2
+    if crash:  # at once, though its child still holds its stdout
+        assert results[0].message.startswith("the adapter exited with code 3")
+    started = [int(pid) for pid in pids.read_text(encoding="ascii").split()]
+    assert len(started) == (2 if crash else 1)
+    assert [pid for pid in started if not _ended(pid)] == []
+
+
+def test_a_start_reply_past_its_limits_is_refused_in_one_line(tmp_path: Path) -> None:
+    command = _inline(
+        tmp_path,
+        "def reply_to(message):\n"
+        "    reply = answer(router, message)\n"
+        "    if message['cmd'] == 'start':\n"
+        "        reply['implementation']['name'] = 'n' * 100_000\n"
+        "    return reply\n",
+    )
+    with pytest.raises(AdapterLoadError) as refused:
+        ProtocolImplementation.start(command, TIMEOUT)
+    message = str(refused.value)
+    assert "the adapter's start reply is out of protocol: 'nnn" in message
+    assert message.endswith("characters in all) (at /implementation/name)")
+    assert len(message) < MAX_MESSAGE_CHARS + len(command)

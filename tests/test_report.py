@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import hello, write_vector
 from streamroute.conformance.cli import main
+from streamroute.conformance.limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, TOO_DEEP
 from streamroute.conformance.results import Status
 from streamroute.conformance.schemas import REPORT, first_error, schema
 
@@ -203,3 +204,50 @@ def test_the_plugin_refuses_a_wrong_protocol_version(pytester: pytest.Pytester) 
     result = pytester.runpytest("--streamroute-vectors", str(root), "--streamroute-adapter-command", command)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*speaks protocol version 2; this harness speaks version 1*"])
+
+
+def test_what_an_adapter_says_reaches_the_report_clipped_to_the_limits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "report.jsonl"
+    command = shlex.join([sys.executable, str(ADAPTERS / "says_too_much.py")])
+    root = _mine(tmp_path / "mine")
+    assert main(["run", "--vectors", str(root), "--adapter-command", command, "--report", str(report)]) == 1
+    capsys.readouterr()
+    lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    assert [first_error(REPORT, line) for line in lines] == [None] * len(lines)
+    vectors = {line["id"]: line for line in lines if line["line"] == "vector"}
+    assert {vector_id: line["status"] for vector_id, line in vectors.items()} == {
+        "core/hello": "failed",
+        "core/hello-error": "errored",
+        "core/hello-skip": "skipped",
+        "core/wrong": "failed",
+    }
+    for line in vectors.values():
+        assert len(line["message"]) <= MAX_MESSAGE_CHARS
+        assert len(line["details"]) <= MAX_DETAILS_CHARS
+    assert vectors["core/hello-error"]["message"].endswith("characters in all)")
+    assert vectors["core/hello-error"]["details"].endswith(f"… (cut: {8 << 20} characters in all)")
+    invalid = vectors["core/hello"]["message"]
+    assert invalid.startswith("outcome 3 (from event close) is not a valid outcome: 'xxx")
+    assert invalid.endswith("characters in all) (at /status)")
+
+
+def test_a_report_line_nested_past_the_depth_limit_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "report.jsonl"
+    report.write_text("[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    assert main(["summary", str(report)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"report.jsonl:1: not a report line: it {TOO_DEEP}" in err
+
+
+def test_the_report_schema_states_the_limits_of_the_harness() -> None:
+    vector = schema(REPORT + "#/$defs/vector")["properties"]
+    assert (vector["message"]["maxLength"], vector["details"]["maxLength"]) == (
+        MAX_MESSAGE_CHARS,
+        MAX_DETAILS_CHARS,
+    )
+    assert schema(REPORT + "#/$defs/file_error")["properties"]["message"]["maxLength"] == MAX_MESSAGE_CHARS
