@@ -272,6 +272,7 @@ def test_a_kill_at_each_step_then_a_restart_reruns_nothing_and_loses_nothing(scr
         assert trial.check_end() == uncertain, f"kill after step {kill_at} ({label})"
 
 
+@pytest.mark.slow
 def test_random_kills_over_replays_never_run_a_call_twice(scratch: Path) -> None:
     rng = random.Random(SEED)
     steps = len(_clean_run_steps(scratch))

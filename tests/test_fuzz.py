@@ -1,8 +1,8 @@
 """The differential mode (conformance/fuzz.py, `streamroute fuzz`, `--streamroute-fuzz`).
 
-Against each broken router it can reach, it finds the fault, shrinks it, and
-writes a vector that lint accepts, that fails the broken router and that the
-reference passes.
+Against each broken implementation it can reach (a router, an SSE decoder, a diff consumer, an
+executor), it finds the fault, shrinks it, and writes a vector that lint accepts, that fails the
+broken implementation and that the reference passes.
 """
 
 from __future__ import annotations
@@ -13,27 +13,37 @@ from pathlib import Path
 import pytest
 from conftest import hello, write_vector
 from streamroute.conformance.cli import main
-from streamroute.conformance.fuzz import fuzz
+from streamroute.conformance.fuzz import draw_streams, first_failure, fuzz, vector_data
+from streamroute.conformance.fuzz import write_vector as save_vector
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.lint import lint
 from streamroute.conformance.protocol import ProtocolImplementation
 from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.strategies import PROFILES, Profile
 from streamroute.conformance.vectors import Vector, load_vectors
+
+# Hundreds of generated streams and several shrinking runs: once, in `tox -e slow`.
+pytestmark = pytest.mark.slow
 
 REFERENCE = "streamroute.reference.adapter:router"
 ARGUMENTS_DONE = "streamroute.reference.adapter:arguments_done_router"
 
-# Each broken router, a seed, and what the shrunk failure shows.
+# Each broken implementation, a seed, and what the shrunk failure shows.
 BROKEN = {
-    "EarlyCall": (0, "tool.call expected from event"),
-    "TextMix": (0, "text.delta for fc_0 part 0, which has no answer text"),
-    "RaiseOnUnknown": (0, "errored: feed(event 1) raised ValueError: unknown event type"),
-    "InvalidOutcome": (0, "is not valid against the outcome schema"),
-    "NotAList": (0, "errored: close() raised TypeError"),
-    # custom-tools: generated streams where every custom tool has the echo diff consumer
-    "IgnoresCallIdFilter": (4, "expected kind tool.call, got diff.update"),
-    "BuildsCallFromBuffer": (0, "field 'input': expected"),
-    "FinishAfterCall": (0, "expected kind diff.finish, got tool.call"),
+    "broken_routers:EarlyCall": (0, "tool.call expected from event"),
+    "broken_routers:TextMix": (0, "text.delta for fc_0 part 0, which has no answer text"),
+    "broken_routers:RaiseOnUnknown": (0, "raised ValueError: unknown event type"),
+    "broken_routers:InvalidOutcome": (4, "is not valid against the outcome schema"),
+    "broken_routers:NotAList": (0, "errored: close() raised TypeError"),
+    # custom-tools: custom tools with the catalogue's consumers
+    "broken_routers:IgnoresCallIdFilter": (2, "got diff.update"),
+    "broken_routers:BuildsCallFromBuffer": (2, "expected tool.call run_sql"),
+    "broken_routers:FinishAfterCall": (0, "expected kind diff.finish, got tool.call"),
+    # sse: the stream as bytes, cut anywhere
+    "broken_decoders:IgnoresCr": (0, "got end"),
+    "broken_decoders:DoesNotKnowDone": (0, "expected kind end, got error"),
+    # execution: declared tools and control steps
+    "broken_executors:NoApproval": (0, "field 'requires_approval': expected true, got false"),
 }
 
 
@@ -45,16 +55,16 @@ def _saved(root: Path) -> Vector:
     return vectors[0]
 
 
-@pytest.mark.parametrize("name", sorted(BROKEN))
-def test_fuzzing_a_broken_router_saves_a_vector_that_fails_it_and_passes_the_reference(
-    name: str, tmp_path: Path
+@pytest.mark.parametrize("target", sorted(BROKEN))
+def test_fuzzing_a_broken_implementation_saves_a_vector_that_fails_it_and_passes_the_reference(
+    target: str, tmp_path: Path
 ) -> None:
-    broken = PythonImplementation.load(f"broken_routers:{name}")
-    seed, shown = BROKEN[name]
+    broken = PythonImplementation.load(target)
+    seed, shown = BROKEN[target]
     result = fuzz(broken, examples=300, seed=seed, save_to=tmp_path)
-    assert result.failure is not None, f"{name}: no failure in {result.examples} streams"
+    assert result.failure is not None, f"{target}: no failure in {result.examples} streams"
     assert shown in result.failure.message
-    assert len(result.failure.stream.events) <= 8  # shrunk
+    assert len(result.failure.stream.events) <= 15  # shrunk
     vector = _saved(tmp_path)
     assert vector.id.startswith("fuzz/")
     assert run_vector(broken, vector).status.is_failure
@@ -70,6 +80,33 @@ def test_the_reference_passes_generated_streams_at_either_tool_call_point(adapte
     result = fuzz(PythonImplementation.load(adapter), examples=40, seed=1)
     assert result.failure is None, result.failure and result.failure.message
     assert result.examples == 40
+
+
+def test_without_shrinking_the_fuzzer_stops_at_the_first_drawn_stream_that_fails() -> None:
+    broken = PythonImplementation.load("broken_routers:TextMix")
+    result = fuzz(broken, examples=200, seed=3, shrink=False)
+    drawn = draw_streams(("core",), 200, seed=3)
+    found = first_failure(broken, drawn)
+    assert result.failure is not None
+    assert found is not None
+    assert result.examples == found[0] + 1
+    assert result.failure.vector == vector_data(
+        drawn[found[0]].stream, description=result.failure.vector["description"]
+    )
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_generated_stream_of_every_profile_saves_as_a_vector_lint_accepts(
+    profile: Profile, tmp_path: Path
+) -> None:
+    for case in draw_streams((profile,), 4, seed=7):
+        for point in ("output_item_done", "arguments_done"):
+            data = vector_data(case.stream, point)
+            root = tmp_path / point / data["id"].replace("/", "_")
+            vector = Vector(save_vector(data, root), data)
+            assert lint([root], check_coverage=False) == (1, [])
+            reference = PythonImplementation.load(ARGUMENTS_DONE if point == "arguments_done" else REFERENCE)
+            assert run_vector(reference, vector).status is Status.PASSED
 
 
 def test_fuzzing_over_the_protocol() -> None:
@@ -111,4 +148,4 @@ def test_the_plugin_option_adds_one_fuzz_item(pytester: pytest.Pytester) -> None
         "streamroute-fuzz",
     )
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*a generated stream failed*", "*text.delta for fc_0*"])
+    result.stdout.fnmatch_lines(["*a generated stream failed*", "*text.delta for fc_*"])

@@ -1,0 +1,735 @@
+"""Mutants of the `custom-tools` profile (spec/custom-tools.md): each is the reference router
+(or one of its catalogue consumers) with one piece changed, the way a real router gets it wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import broken_routers
+from streamroute.conformance.compare import ARGUMENTS_DONE_EVENTS
+from streamroute.reference import Outcome, Router, ToolCallPoint, consumers_for
+from streamroute.reference.consumers import (
+    ConsumerFactory,
+    Echo,
+    Finished,
+    Patch,
+    Payload,
+    Raise,
+    Reject,
+    Rejected,
+    Silent,
+    ToolName,
+)
+from streamroute.reference.fields import JSONObject
+from streamroute.reference.patch import ENDED, UPDATING, WHITESPACE, PatchError, PatchParser
+from streamroute.reference.router import CALL_TYPES, Item, Slot
+
+from . import mutant
+
+Tools = Sequence[Mapping[str, Any]]
+
+
+class CustomTools(Router):
+    """The reference router with the consumer catalogue, claiming custom-tools: what each mutant changes."""
+
+    profiles = ("core", "custom-tools")
+    options: ClassVar[dict[str, ToolCallPoint]] = {}
+    replaces: ClassVar[tuple[ConsumerFactory, ConsumerFactory] | None] = None  # (the catalogue's, its own)
+
+    def __init__(self, tools: Tools) -> None:
+        point = self.options.get("tool_call_point", "output_item_done")
+        super().__init__(self.registry(tools), tool_call_point=point)
+
+    def registry(self, tools: Tools) -> dict[ToolName, ConsumerFactory]:
+        swapped = dict([self.replaces] if self.replaces else [])
+        return {key: swapped.get(factory, factory) for key, factory in consumers_for(tools).items()}
+
+
+# Routing is a table of the reference's own handlers, so a mutant changes an event's routing
+# around `feed`: these read the event as the handlers do.
+
+
+def _item_of(event: object, event_type: str) -> dict[str, Any] | None:
+    """The item an `output_item.added` or `.done` event carries."""
+    item = event.get("item") if isinstance(event, dict) and event.get("type") == event_type else None
+    return item if isinstance(item, dict) else None
+
+
+def _refused(outcomes: list[Outcome]) -> bool:
+    """Core refused the event: its one outcome is an error."""
+    return [outcome["kind"] for outcome in outcomes] == ["error"]
+
+
+def _streamed(item: Item) -> str:
+    """What a call's input is as far as the router knows it: complete, or the deltas so far."""
+    arguments = item.arguments
+    return (
+        arguments.complete if arguments.complete is not None else "".join(arguments.runs + arguments.recent)
+    )
+
+
+def _before_call(outcomes: list[Outcome], item: Item, inserted: list[Outcome]) -> list[Outcome]:
+    """`outcomes` with `inserted` placed before the first one about `item` (its call), else at the end."""
+    at = next((i for i, o in enumerate(outcomes) if o.get("item_id") == item.id), len(outcomes))
+    return outcomes[:at] + inserted + outcomes[at:]
+
+
+# -- the slot (section 2) ---------------------------------------------------------
+
+
+class ConsumerPerCall(CustomTools):
+    """Keeps a consumer per custom call: a newer call leaves the older call's consumer watching."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(tools)
+        self._parked: dict[str, Slot] = {}  # item id -> its consumer, while another call's is active
+
+    def _bind_consumer(self, item: Item) -> list[Outcome]:
+        if self._slot is not None:
+            self._parked[self._slot.item.id] = self._slot
+        return super()._bind_consumer(item)
+
+    def _consume(self, item: Item, event: JSONObject, delta: str) -> list[Outcome]:
+        self._switch_to(item)
+        return super()._consume(item, event, delta)
+
+    def _resolve(self, item: Item) -> list[Outcome]:
+        self._switch_to(item)
+        return super()._resolve(item)
+
+    def _switch_to(self, item: Item) -> None:
+        parked = self._parked.pop(item.id, None)
+        if parked is not None:
+            if self._slot is not None:
+                self._parked[self._slot.item.id] = self._slot
+            self._slot = parked
+
+
+class _AnyNamespace(dict[ToolName, ConsumerFactory]):
+    def get(self, key: ToolName, default: Any = None) -> Any:
+        return next((factory for (_, name), factory in self.items() if name == key[1]), default)
+
+
+class MatchesToolByNameOnly(CustomTools):
+    """Finds a custom call's consumer by the tool's name alone, whatever its namespace."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(tools)
+        self._consumers = _AnyNamespace(self._consumers)
+
+
+class KeepsSlotForToolWithoutConsumer(CustomTools):
+    """Leaves the active consumer in place when a call of a tool without one is announced."""
+
+    def _bind_consumer(self, item: Item) -> list[Outcome]:
+        if (item.namespace, item.name) not in self._consumers:
+            return []
+        return super()._bind_consumer(item)
+
+
+class BindsCallWithoutCallId(CustomTools):
+    """Binds a consumer to a custom call announced without a call_id, under its item id."""
+
+    def _bind_consumer(self, item: Item) -> list[Outcome]:
+        factory = self._consumers.get((item.namespace, item.name or ""))
+        if item.call_id is not None or factory is None:
+            return super()._bind_consumer(item)
+        self._slot = Slot(item, item.id, factory())
+        return []
+
+
+class FunctionCallKeepsConsumer(CustomTools):
+    """Leaves the active consumer in place when a function call is announced."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        slot = self._slot
+        outcomes = super().feed(event)
+        item = _item_of(event, "response.output_item.added")
+        if item is not None and item.get("type") == "function_call":
+            self._slot = slot
+        return outcomes
+
+
+class AnyItemEmptiesSlot(CustomTools):
+    """Drops the active consumer whenever any item is announced: a message, reasoning, a hosted tool."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        item = _item_of(event, "response.output_item.added")
+        if item is not None and item.get("type") not in CALL_TYPES and not _refused(outcomes):
+            self._slot = None
+        return outcomes
+
+
+class RefusedAddedRebinds(CustomTools):
+    """Binds a fresh consumer at a repeated announcement of the bound call, which core refuses."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        stated = _item_of(event, "response.output_item.added")
+        item = self._items.get(str(stated.get("id"))) if stated is not None else None
+        if item is not None and item.type == "custom_tool_call" and _refused(outcomes):
+            outcomes += self._bind_consumer(item)
+        return outcomes
+
+
+class FirstConsumerStays(CustomTools):
+    """Keeps the active consumer when a second custom call is announced; the newer call gets none."""
+
+    def _bind_consumer(self, item: Item) -> list[Outcome]:
+        return [] if self._slot is not None else super()._bind_consumer(item)
+
+
+# -- deltas (section 3) -----------------------------------------------------------
+
+
+def _custom_delta(event: object) -> dict[str, Any] | None:
+    """The event, if it is a custom input delta with a text."""
+    if isinstance(event, dict) and event.get("type") == "response.custom_tool_call_input.delta":
+        return event if isinstance(event.get("delta"), str) else None
+    return None
+
+
+class ConsumesRefusedDeltas(CustomTools):
+    """Feeds every custom input delta to the active consumer, also one core refuses."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        slot, delta = self._slot, _custom_delta(event)
+        if _refused(outcomes) and slot is not None and delta is not None:
+            outcomes += self._consume(slot.item, {}, delta["delta"])
+        return outcomes
+
+
+class ConsumesFunctionArguments(CustomTools):
+    """Feeds function-call argument deltas to the active consumer too."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        slot = self._slot
+        routed = outcomes[0] if outcomes and outcomes[0]["kind"] == "tool.arguments.delta" else None
+        if slot is not None and routed is not None and self._items[routed["item_id"]].type == "function_call":
+            outcomes += self._consume(slot.item, {}, routed["delta"])
+        return outcomes
+
+
+class FiltersOnlyExplicitCallId(CustomTools):
+    """Skips a delta only when it states another call_id, as Codex does: one naming another item gets in."""
+
+    def _consumer_takes(self, slot: Slot, item: Item, event: JSONObject) -> bool:
+        return event.get("call_id") in (None, slot.call_id)
+
+
+class IgnoresStatedCallId(CustomTools):
+    """Gives the consumer every delta core attributes to the bound item, whatever call_id it states."""
+
+    def _consumer_takes(self, slot: Slot, item: Item, event: JSONObject) -> bool:
+        return item is slot.item
+
+
+class SkipsDeltaNamedByOutputIndex(CustomTools):
+    """Gives the consumer only deltas that name their call by item_id or call_id, not by output_index."""
+
+    def _consumer_takes(self, slot: Slot, item: Item, event: JSONObject) -> bool:
+        named = event.get("item_id") is not None or event.get("call_id") is not None
+        return named and super()._consumer_takes(slot, item, event)
+
+
+_CALL_NAMES = ("item_id", "call_id", "output_index")  # what names a delta's call; null is absent
+
+
+class ConsumesDeltaWithoutId(CustomTools):
+    """Gives the active consumer an input delta that names no call at all, as the active call's."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        slot, delta = self._slot, _custom_delta(event)
+        if slot is not None and delta is not None and all(delta.get(key) is None for key in _CALL_NAMES):
+            outcomes += self._consume(slot.item, {}, delta["delta"])
+        return outcomes
+
+
+class SkipsEmptyDeltas(CustomTools):
+    """Does not bother the consumer with an empty delta."""
+
+    def _consume(self, item: Item, event: JSONObject, delta: str) -> list[Outcome]:
+        return super()._consume(item, event, delta) if delta else []
+
+
+class UpdateBeforeDelta(CustomTools):
+    """Emits the consumer's diff.update before the delta's tool.arguments.delta."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        if [outcome["kind"] for outcome in outcomes[:2]] == ["tool.arguments.delta", "diff.update"]:
+            outcomes[:2] = outcomes[1::-1]
+        return outcomes
+
+
+# -- finish (section 4) -----------------------------------------------------------
+
+
+class NeverFinishes(CustomTools):
+    """Drops the consumer at its call's done item without running its finish."""
+
+    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
+        return [], None
+
+
+class FinishesAtAnyDone(CustomTools):
+    """Finishes the active consumer at any item's done, as Codex does, on the input streamed so far."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        slot = self._slot
+        outcomes = super().feed(event)
+        if slot is not None and self._slot is slot and _item_of(event, "response.output_item.done"):
+            self._slot = None
+            outcomes += self._finish(slot, _streamed(slot.item))[0]  # Codex drops a rejection here
+        return outcomes
+
+
+class FinishesWithFirstSource(CustomTools):
+    """Finishes the consumer on the input .done's text, the first complete one, not the done item's input."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(tools)
+        self._first: dict[str, str] = {}  # item id -> the first complete input stated
+
+    def _complete_arguments(self, item: Item, complete: str, what: str) -> list[Outcome]:
+        self._first.setdefault(item.id, complete)
+        return super()._complete_arguments(item, complete, what)
+
+    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
+        return super()._finish(slot, self._first.get(slot.item.id, complete))
+
+
+class RunsRejectedCall(CustomTools):
+    """Ignores a rejecting finish and runs the call anyway, as Codex does."""
+
+    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
+        return super()._finish(slot, complete)[0], None
+
+
+class FinishesCallsThatWillNotRun(CustomTools):
+    """Runs the consumer's finish at its call's done item even when the call is refused (incomplete, ...)."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        slot = self._slot
+        done = _item_of(event, "response.output_item.done")
+        complete = slot and _streamed(slot.item)
+        outcomes = super().feed(event)
+        refused = any(outcome["kind"] == "tool.error" for outcome in outcomes)
+        if slot is not None and done is not None and done.get("id") == slot.item.id and refused:
+            finish = self._finish(slot, done.get("input") or complete or "")[0]
+            outcomes = _before_call(outcomes, slot.item, finish)
+        return outcomes
+
+
+class MismatchAfterFinish(CustomTools):
+    """Reports a done item's done_mismatch after the consumer's finish, just before the call."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        if _item_of(event, "response.output_item.done") is None:
+            return outcomes
+        mismatches = [o for o in outcomes if o.get("code") == "done_mismatch"]
+        rest = [o for o in outcomes if o.get("code") != "done_mismatch"]
+        return rest[:-1] + mismatches + rest[-1:] if mismatches and rest else outcomes
+
+
+class ArgumentsDoneWithoutFinish(CustomTools):
+    """At tool_call_point arguments_done, sends the call at its input .done without finishing its consumer."""
+
+    options: ClassVar[dict[str, ToolCallPoint]] = {"tool_call_point": "arguments_done"}
+    _at_arguments_done = False
+
+    def feed(self, event: object) -> list[Outcome]:
+        self._at_arguments_done = isinstance(event, dict) and event.get("type") in ARGUMENTS_DONE_EVENTS
+        return super().feed(event)
+
+    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
+        return ([], None) if self._at_arguments_done else super()._finish(slot, complete)
+
+
+# -- failure, end, time (sections 5 to 7) -------------------------------------------
+
+
+class ConsumerFailureEscapes(CustomTools):
+    """Lets a consumer's exception escape from feed, as a router that never expects a plug-in to fail."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        for outcome in outcomes:
+            if outcome.get("code") == "consumer_failed":
+                raise RuntimeError(outcome["message"])
+        return outcomes
+
+
+class KeepsFailedConsumer(CustomTools):
+    """Reports a consumer that raised, but keeps feeding it and still runs its finish."""
+
+    def _consume(self, item: Item, event: JSONObject, delta: str) -> list[Outcome]:
+        slot = self._slot
+        outcomes = super()._consume(item, event, delta)
+        if slot is not None and self._slot is None:
+            self._slot = slot
+        return outcomes
+
+
+class FinishesAtEnd(CustomTools):
+    """Finishes the active consumer when the response ends, to flush its last preview."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        slot, ended = self._slot, self._end_status is not None
+        return self._flushed(slot, super().feed(event)) if not ended else super().feed(event)
+
+    def close(self) -> list[Outcome]:
+        return self._flushed(self._slot, super().close())
+
+    def _flushed(self, slot: Slot | None, outcomes: list[Outcome]) -> list[Outcome]:
+        if slot is None or (self._end_status is None and not self._closed):
+            return outcomes
+        return _before_call(outcomes, slot.item, self._finish(slot, _streamed(slot.item))[0])
+
+
+class TimeFromRoutedEventsOnly(CustomTools):
+    """Reads the stream time only from events it routes: an ignored event's at_ms is lost."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        now = self._now_ms
+        outcomes = super().feed(event)
+        if all(outcome["kind"] in ("ignored", "error") for outcome in outcomes):
+            self._now_ms = now
+        return outcomes
+
+
+class TimeZeroWithoutAtMs(CustomTools):
+    """Takes an event without at_ms to be at time 0, not at the time of the event before it."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        if isinstance(event, dict) and "at_ms" not in event:
+            self._now_ms = 0
+        return super().feed(event)
+
+
+# -- the catalogue (section 8) ------------------------------------------------------
+
+
+class ConsumerReusedAcrossCalls(CustomTools):
+    """Creates one consumer per tool and reuses it for every call of that tool."""
+
+    def registry(self, tools: Tools) -> dict[ToolName, ConsumerFactory]:
+        return {key: _once(factory) for key, factory in super().registry(tools).items()}
+
+
+def _once(factory: ConsumerFactory) -> ConsumerFactory:
+    """A factory that makes one consumer, and gives that one at every call."""
+    consumer = factory()
+    return lambda: consumer
+
+
+class _EchoBufferBefore(Echo):
+    def consume(self, delta: str, at_ms: int) -> Payload | None:
+        before = self.buffer
+        return {**(super().consume(delta, at_ms) or {}), "buffer": before}
+
+
+class EchoBufferBeforeDelta(CustomTools):
+    """Gives echo's buffer as it was before the delta, not including it."""
+
+    replaces = (Echo, _EchoBufferBefore)
+
+
+class _SilentWithInput(Silent):
+    def finish(self, input_text: str, at_ms: int) -> Finished | Rejected:
+        return Finished(result={"buffer": input_text})
+
+
+class SilentFinishesWithInput(CustomTools):
+    """Gives silent's finish the call's input as its buffer, not what the consumer saw."""
+
+    replaces = (Silent, _SilentWithInput)
+
+
+class _EchoingReject(Echo):
+    finish = Reject.finish
+
+
+class RejectPreviews(CustomTools):
+    """Makes the reject consumer preview each delta like echo before it rejects."""
+
+    replaces = (Reject, _EchoingReject)
+
+
+class _RaiseAtFinishOnly(Raise):
+    def consume(self, delta: str, at_ms: int) -> Payload | None:
+        return None
+
+
+class RaiseOnlyAtFinish(CustomTools):
+    """Makes the raise consumer fail at finish only, not at each delta."""
+
+    replaces = (Raise, _RaiseAtFinishOnly)
+
+
+class NoPatchConsumer(CustomTools):
+    """Installs the consumers it knows and leaves a tool whose consumer is patch without one."""
+
+    def registry(self, tools: Tools) -> dict[ToolName, ConsumerFactory]:
+        return super().registry([tool for tool in tools if tool.get("consumer") != "patch"])
+
+
+# -- the patch consumer (section 9) -------------------------------------------------
+
+
+def _patch_parsing_with(parser: type[PatchParser]) -> type[Patch]:
+    class ParsedWith(Patch):
+        def __init__(self) -> None:
+            super().__init__()
+            self._parser = parser()
+
+    return ParsedWith
+
+
+class _DeltaEndsLine(PatchParser):
+    def feed(self, text: str) -> bool:
+        return super().feed(text if text.endswith("\n") else text + "\n")
+
+
+class PatchDeltaEndsLine(CustomTools):
+    """Parses each input delta as if it ended a line: a delta that cuts a line in two breaks the patch."""
+
+    replaces = (Patch, _patch_parsing_with(_DeltaEndsLine))
+
+
+class _DropsPartialLine(PatchParser):
+    def finish(self) -> None:
+        self._partial = []
+        super().finish()
+
+
+class PatchDropsLastLine(CustomTools):
+    """Never parses the text after the input's last newline: a patch without a final one loses a line."""
+
+    replaces = (Patch, _patch_parsing_with(_DropsPartialLine))
+
+
+class _TakesUpdateWithoutChange(PatchParser):
+    def _close_entry(self) -> None:
+        if self._state == UPDATING and not any(hunk.lines for hunk in self._files[-1].hunks):
+            self._state = ENDED  # skips the check that the update changes something
+        super()._close_entry()
+
+
+class PatchTakesUpdateWithoutChange(CustomTools):
+    """Accepts an Update File section without any hunk line."""
+
+    replaces = (Patch, _patch_parsing_with(_TakesUpdateWithoutChange))
+
+
+class _TrimsUpdateLines(PatchParser):
+    def _update_line(self, line: str, marker: str) -> bool:
+        return super()._update_line(line, marker.strip(WHITESPACE))
+
+
+class PatchTrimsUpdateLines(CustomTools):
+    """Trims an update's lines on both sides before comparing them: an indented marker there is a marker."""
+
+    replaces = (Patch, _patch_parsing_with(_TrimsUpdateLines))
+
+
+class _IgnoresTextAfterEnd(PatchParser):
+    def _parse_line(self, raw: str) -> bool:
+        if self._state == ENDED:
+            self._line += 1
+            return False
+        return super()._parse_line(raw)
+
+
+class PatchIgnoresTextAfterEnd(CustomTools):
+    """Ignores whatever follows *** End Patch instead of rejecting a line that is not blank."""
+
+    replaces = (Patch, _patch_parsing_with(_IgnoresTextAfterEnd))
+
+
+class _HunkLinesWithoutPrefix(PatchParser):
+    def _hunk_line(self, line: str) -> bool:
+        changed = super()._hunk_line(line)
+        lines = self._files[-1].hunks[-1].lines
+        lines[-1] = lines[-1][1:]
+        return changed
+
+
+class PatchHunkLinesWithoutPrefix(CustomTools):
+    """Previews a hunk's lines without their ' ', '+' or '-' prefix."""
+
+    replaces = (Patch, _patch_parsing_with(_HunkLinesWithoutPrefix))
+
+
+class _CurrentFileOnly(PatchParser):
+    def files(self) -> list[dict[str, Any]]:
+        return super().files()[-1:]
+
+
+class PatchPreviewsCurrentFileOnly(CustomTools):
+    """Previews only the file being parsed, not every file parsed so far."""
+
+    replaces = (Patch, _patch_parsing_with(_CurrentFileOnly))
+
+
+class _SkipsBadLines(PatchParser):
+    skipped: PatchError | None = None
+
+    def _parse_line(self, raw: str) -> bool:
+        try:
+            return super()._parse_line(raw)
+        except PatchError as error:
+            self.skipped = self.skipped or error
+            return False
+
+    def finish(self) -> None:
+        super().finish()
+        if self.skipped is not None:
+            raise self.skipped
+
+
+class PatchPreviewsPastError(CustomTools):
+    """Skips a line it cannot parse and goes on previewing; only finish reports the error."""
+
+    replaces = (Patch, _patch_parsing_with(_SkipsBadLines))
+
+
+class _TakesPatchWithoutEnd(PatchParser):
+    def finish(self) -> None:
+        if self._partial:
+            self.feed("\n")  # the last line
+        if self.error is None:
+            self._state = ENDED  # a patch cut short is taken as it stands
+        super().finish()
+
+
+class PatchTakesMissingEnd(CustomTools):
+    """Accepts a patch that never reaches *** End Patch."""
+
+    replaces = (Patch, _patch_parsing_with(_TakesPatchWithoutEnd))
+
+
+class _Unthrottled(Patch):
+    def consume(self, delta: str, at_ms: int) -> Payload | None:
+        self._last_emitted_ms = None
+        return super().consume(delta, at_ms)
+
+
+class PatchUnthrottled(CustomTools):
+    """Sends every change of the patch preview at once, without the 500 ms throttle."""
+
+    replaces = (Patch, _Unthrottled)
+
+
+class _StrictInterval(Patch):
+    def consume(self, delta: str, at_ms: int) -> Payload | None:
+        payload = super().consume(delta, at_ms - 1)  # a millisecond early: `>` where `>=` is due
+        if payload is not None:
+            self._last_emitted_ms = at_ms
+        return payload
+
+
+class PatchThrottleStrict(CustomTools):
+    """Lets the next preview through only once more than 500 ms have passed, not at 500."""
+
+    replaces = (Patch, _StrictInterval)
+
+
+class _DropsPending(Patch):
+    def consume(self, delta: str, at_ms: int) -> Payload | None:
+        payload = super().consume(delta, at_ms)
+        if payload is None:
+            self._catch_up()
+            self._pending = False
+        return payload
+
+
+class PatchDropsThrottledChange(CustomTools):
+    """Drops a change that comes inside the throttle's interval instead of keeping it pending."""
+
+    replaces = (Patch, _DropsPending)
+
+
+class _ResendsUnchanged(Patch):
+    def consume(self, delta: str, at_ms: int) -> Payload | None:
+        if self._last_emitted_ms is not None:
+            self._pending = True
+        return super().consume(delta, at_ms)
+
+
+class PatchResendsUnchanged(CustomTools):
+    """Sends the preview again at every delta due after the interval, changed or not, as Codex may."""
+
+    replaces = (Patch, _ResendsUnchanged)
+
+
+class _JudgesStream(Patch):
+    def finish(self, input_text: str, at_ms: int) -> Finished | Rejected:
+        return super().finish("".join(self._deltas), at_ms)
+
+
+class PatchFinishJudgesStream(CustomTools):
+    """Judges at finish the patch it reassembled from the deltas, not the call's input, as Codex does."""
+
+    replaces = (Patch, _JudgesStream)
+
+
+MUTANTS = [
+    mutant(ConsumerPerCall, "custom.consumer-per-call", "CUSTOM-SLOT-1", "CUSTOM-SLOT-5"),
+    mutant(MatchesToolByNameOnly, "custom.tool-by-name-only", "CUSTOM-SLOT-2"),
+    mutant(KeepsSlotForToolWithoutConsumer, "custom.keeps-slot-for-tool-without-consumer", "CUSTOM-SLOT-2"),
+    mutant(BindsCallWithoutCallId, "custom.binds-call-without-call-id", "CUSTOM-SLOT-2"),
+    mutant(FunctionCallKeepsConsumer, "custom.function-call-keeps-consumer", "CUSTOM-SLOT-3"),
+    mutant(AnyItemEmptiesSlot, "custom.any-item-empties-slot", "CUSTOM-SLOT-4"),
+    mutant(RefusedAddedRebinds, "custom.refused-added-rebinds", "CUSTOM-SLOT-4"),
+    mutant(FirstConsumerStays, "custom.first-consumer-stays", "CUSTOM-SLOT-5"),
+    mutant(ConsumesRefusedDeltas, "custom.consumes-refused-deltas", "CUSTOM-DELTA-1"),
+    mutant(ConsumesFunctionArguments, "custom.consumes-function-arguments", "CUSTOM-DELTA-1"),
+    mutant(broken_routers.IgnoresCallIdFilter, "custom.consumes-every-call", "CUSTOM-DELTA-2"),
+    mutant(FiltersOnlyExplicitCallId, "custom.filters-only-explicit-call-id", "CUSTOM-DELTA-2"),
+    mutant(IgnoresStatedCallId, "custom.ignores-stated-call-id", "CUSTOM-DELTA-2"),
+    mutant(SkipsDeltaNamedByOutputIndex, "custom.skips-delta-named-by-output-index", "CUSTOM-DELTA-2"),
+    mutant(ConsumesDeltaWithoutId, "custom.consumes-delta-without-id", "CUSTOM-DELTA-3"),
+    mutant(SkipsEmptyDeltas, "custom.skips-empty-deltas", "CUSTOM-DELTA-4"),
+    mutant(UpdateBeforeDelta, "custom.update-before-delta", "CUSTOM-DELTA-4"),
+    mutant(NeverFinishes, "custom.never-finishes", "CUSTOM-FIN-1"),
+    mutant(broken_routers.FinishAfterCall, "custom.finish-after-call", "CUSTOM-FIN-1"),
+    mutant(FinishesAtAnyDone, "custom.finishes-at-any-done", "CUSTOM-FIN-2"),
+    mutant(RunsRejectedCall, "custom.runs-rejected-call", "CUSTOM-FIN-3"),
+    mutant(FinishesCallsThatWillNotRun, "custom.finishes-calls-that-will-not-run", "CUSTOM-FIN-4"),
+    mutant(MismatchAfterFinish, "custom.mismatch-after-finish", "CUSTOM-FIN-5"),
+    mutant(ArgumentsDoneWithoutFinish, "custom.arguments-done-without-finish", "CUSTOM-FIN-6"),
+    mutant(FinishesWithFirstSource, "custom.finishes-with-first-source", "CUSTOM-FIN-7"),
+    mutant(ConsumerFailureEscapes, "custom.consumer-failure-escapes", "CUSTOM-FAIL-1"),
+    mutant(KeepsFailedConsumer, "custom.keeps-failed-consumer", "CUSTOM-FAIL-1"),
+    mutant(FinishesAtEnd, "custom.finishes-at-end", "CUSTOM-END-1"),
+    mutant(TimeFromRoutedEventsOnly, "custom.time-from-routed-events-only", "CUSTOM-TIME-1"),
+    mutant(TimeZeroWithoutAtMs, "custom.time-zero-without-at-ms", "CUSTOM-TIME-1"),
+    mutant(ConsumerReusedAcrossCalls, "custom.consumer-reused-across-calls", "CUSTOM-CAT-1"),
+    mutant(EchoBufferBeforeDelta, "custom.echo-buffer-before-delta", "CUSTOM-CAT-2"),
+    mutant(SilentFinishesWithInput, "custom.silent-finishes-with-input", "CUSTOM-CAT-3"),
+    mutant(RejectPreviews, "custom.reject-previews", "CUSTOM-CAT-4"),
+    mutant(RaiseOnlyAtFinish, "custom.raise-only-at-finish", "CUSTOM-CAT-5"),
+    mutant(NoPatchConsumer, "custom.no-patch-consumer", "CUSTOM-CAT-6"),
+    mutant(PatchDeltaEndsLine, "custom.patch-delta-ends-line", "CUSTOM-PATCH-1"),
+    mutant(PatchDropsLastLine, "custom.patch-drops-last-line", "CUSTOM-PATCH-1"),
+    mutant(PatchTakesUpdateWithoutChange, "custom.patch-takes-update-without-change", "CUSTOM-PATCH-2"),
+    mutant(PatchTrimsUpdateLines, "custom.patch-trims-update-lines", "CUSTOM-PATCH-2"),
+    mutant(PatchIgnoresTextAfterEnd, "custom.patch-ignores-text-after-end", "CUSTOM-PATCH-2"),
+    mutant(PatchHunkLinesWithoutPrefix, "custom.patch-hunk-lines-without-prefix", "CUSTOM-PATCH-3"),
+    mutant(PatchPreviewsCurrentFileOnly, "custom.patch-previews-current-file-only", "CUSTOM-PATCH-3"),
+    mutant(PatchUnthrottled, "custom.patch-unthrottled", "CUSTOM-PATCH-4"),
+    mutant(PatchThrottleStrict, "custom.patch-throttle-strict", "CUSTOM-PATCH-4"),
+    mutant(PatchDropsThrottledChange, "custom.patch-drops-throttled-change", "CUSTOM-PATCH-4"),
+    mutant(PatchResendsUnchanged, "custom.patch-resends-unchanged", "CUSTOM-PATCH-4"),
+    mutant(PatchFinishJudgesStream, "custom.patch-finish-judges-stream", "CUSTOM-PATCH-5"),
+    mutant(PatchTakesMissingEnd, "custom.patch-takes-missing-end", "CUSTOM-PATCH-5"),
+    mutant(PatchPreviewsPastError, "custom.patch-previews-past-error", "CUSTOM-PATCH-6"),
+    mutant(broken_routers.BuildsCallFromBuffer, "custom.call-from-consumer-buffer", "CUSTOM-EXEC-1"),
+]

@@ -1,0 +1,322 @@
+"""Mutants of the `sse` profile (spec/sse.md): each is the reference byte router (or its decoder)
+with one piece changed, the way a hand-written SSE client gets it wrong."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import broken_decoders
+from streamroute.reference import Outcome, Router
+from streamroute.reference.fields import loads_strict
+from streamroute.reference.sse import DONE, ByteRouter, Decoder, Event, EventRouter
+
+from . import mutant
+
+Tools = Sequence[Mapping[str, Any]]
+
+
+class Sse(ByteRouter):
+    """The reference byte router, claiming sse, every event through the decoder: what each mutant changes."""
+
+    profiles = ("core", "sse")
+    decoder: ClassVar[type[Decoder]] = Decoder
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(Router())
+        self._decoder = self.decoder()
+
+    def _route_plain_events(self, text: str, at: int, routed: list[list[Outcome]]) -> int:
+        return at  # the reference's shortcut reads plain events past the pieces a mutant changes
+
+
+def _error(code: str, message: str) -> Outcome:
+    return {"kind": "error", "code": code, "message": message}
+
+
+# -- bytes to lines (section 1) ---------------------------------------------------
+
+
+class _LineByLine(Decoder):
+    """The reference decoder, every line decoded on its own by `_finish_line`."""
+
+    def _lf_lines(self, chunk: bytes) -> str:
+        *complete, rest = chunk.split(b"\n")
+        pieces: list[str] = []
+        for line in complete:
+            self._line += line
+            pieces += (self._finish_line(), "\n")
+        self._line += rest
+        return "".join(pieces)
+
+
+class _DropsInvalidBytes(_LineByLine):
+    def _finish_line(self) -> str:
+        self._line[:] = self._line.decode("utf-8", "ignore").encode("utf-8")
+        return super()._finish_line()
+
+
+class DropsInvalidBytes(Sse):
+    """Decodes with errors="ignore": bytes that are not UTF-8 vanish instead of becoming U+FFFD."""
+
+    decoder = _DropsInvalidBytes
+
+
+class _Latin1Fallback(_LineByLine):
+    def _finish_line(self) -> str:
+        try:
+            self._line.decode("utf-8")
+        except UnicodeDecodeError:
+            self._line[:] = self._line.decode("latin-1").encode("utf-8")
+        return super()._finish_line()
+
+
+class Latin1Fallback(Sse):
+    """Decodes a line that is not UTF-8 as Latin-1, as clients guessing an encoding do."""
+
+    decoder = _Latin1Fallback
+
+
+class _StripsEveryBom(_LineByLine):
+    def _finish_line(self) -> str:
+        return super()._finish_line().lstrip("\ufeff")
+
+
+class StripsEveryBom(Sse):
+    """Strips every U+FEFF that starts a line, not one byte order mark at the start of the stream."""
+
+    decoder = _StripsEveryBom
+
+
+# -- lines to fields (section 2) ----------------------------------------------------
+
+
+class _DataInComment(Decoder):
+    def _take_field(self, text: str, start: int, end: int) -> None:
+        found = text.find("data:", start, end)
+        super()._take_field(text, found if text[start] == ":" and found > start else start, end)
+
+
+class DataInComment(Sse):
+    """Searches a line for `data:` instead of matching its start: a comment holding one is read as data."""
+
+    decoder = _DataInComment
+
+
+class _KeepsSpace(Decoder):
+    def _take_field(self, text: str, start: int, end: int) -> None:
+        if text.startswith("data:", start):
+            self._data.append(text[start + 5 : end])
+        else:
+            super()._take_field(text, start, end)
+
+
+class KeepsSpaceAfterColon(Sse):
+    """Takes a data value as it follows the colon, leading space included: `data: [DONE]` is no sentinel."""
+
+    decoder = _KeepsSpace
+
+
+class _NamesAnyCase(Decoder):
+    def _take_field(self, text: str, start: int, end: int) -> None:
+        name, colon, value = text[start:end].partition(":")
+        super()._take_field(name.lower() + colon + value, 0, end - start)
+
+
+class FieldNamesAnyCase(Sse):
+    """Compares field names case-insensitively: `Data:` is a data line."""
+
+    decoder = _NamesAnyCase
+
+
+class _DataByPrefix(Decoder):
+    def _take_field(self, text: str, start: int, end: int) -> None:
+        name, colon, value = text[start:end].partition(":")
+        if name.startswith("data") and colon:
+            text, start, end = "data:" + value, 0, 5 + len(value)
+        super()._take_field(text, start, end)
+
+
+class DataFieldByPrefix(Sse):
+    """Takes every field whose name starts with `data` for a data line: `datas:` too."""
+
+    decoder = _DataByPrefix
+
+
+class _KeepsLastDataLine(Decoder):
+    def _take_field(self, text: str, start: int, end: int) -> None:
+        if text[start:end].partition(":")[0] == "data":
+            self._data.clear()
+        super()._take_field(text, start, end)
+
+
+class KeepsLastDataLine(Sse):
+    """Keeps only an event's last data line: each one replaces the data instead of adding a line."""
+
+    decoder = _KeepsLastDataLine
+
+
+class ReportsEventLineMismatch(Sse):
+    """Reports an `event:` line that names another type than the data's as an error."""
+
+    def _route(self, event: Event) -> list[Outcome]:
+        outcomes = super()._route(event)
+        try:
+            value = loads_strict(event.data)
+        except (ValueError, RecursionError):
+            return outcomes
+        if event.event and isinstance(value, dict) and value.get("type") != event.event:
+            outcomes.append(_error("event_mismatch", f"event line {event.event!r} for {value.get('type')!r}"))
+        return outcomes
+
+
+# -- fields to events, chunks (sections 3, 4) ------------------------------------------
+
+
+class _Holds64KiB(Decoder):
+    def __init__(self) -> None:
+        super().__init__(max_event_bytes=64 << 10)
+
+
+class HoldsOnly64KiB(Sse):
+    """Holds at most 64 KiB of one event, the default buffer of Go's bufio.Scanner."""
+
+    decoder = _Holds64KiB
+
+
+class _EmptyDataNotDispatched(Decoder):
+    def _dispatch(self, events: list[Event]) -> None:
+        if not "\n".join(self._data):
+            self._data.clear()
+        super()._dispatch(events)
+
+
+class EmptyDataNotDispatched(Sse):
+    """Dispatches an event only when its data is not empty: `data:` alone dispatches nothing."""
+
+    decoder = _EmptyDataNotDispatched
+
+
+class _ChunkEndsLine(Decoder):
+    def _complete_lines(self, chunk: bytes) -> str:
+        text = super()._complete_lines(chunk)
+        return text + self._finish_line() + "\n" if self._line else text
+
+
+class ChunkEndsLine(Sse):
+    """Ends a line at the end of every chunk: a line split across two reads becomes two lines."""
+
+    decoder = _ChunkEndsLine
+
+
+# -- events to the router (section 5) -------------------------------------------------
+
+
+class AcceptsNanAndInfinity(Sse):
+    """Parses data with json.loads' defaults, which take NaN and Infinity for numbers."""
+
+    def _route(self, event: Event) -> list[Outcome]:
+        outcomes = super()._route(event)
+        if [outcome.get("code") for outcome in outcomes] != ["invalid_data"]:
+            return outcomes
+        try:
+            value = json.loads(event.data)
+        except ValueError:
+            return outcomes
+        return self._router.feed(value)
+
+
+class _ObjectsOnly:
+    """A router in front of which only JSON objects pass."""
+
+    def __init__(self, router: EventRouter) -> None:
+        self._router = router
+
+    def feed(self, event: object) -> list[Outcome]:
+        if isinstance(event, dict):
+            return self._router.feed(event)
+        return [_error("invalid_data", f"data is a JSON {type(event).__name__}, not an object")]
+
+    def close(self) -> list[Outcome]:
+        return self._router.close()
+
+
+class ObjectsOnly(Sse):
+    """Takes only a JSON object for an event: any other JSON value is invalid data, never routed."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(tools)
+        self._parsed, self._router = self._router, _ObjectsOnly(self._router)
+
+    def feed(self, event: object) -> list[Outcome]:
+        return self._parsed.feed(event)  # a parsed event reaches the router as it is
+
+
+class BadDataEndsStream(Sse):
+    """Stops routing at the first data that is not JSON, taking the stream for broken."""
+
+    broken = False
+
+    def _route(self, event: Event) -> list[Outcome]:
+        outcomes = [] if self.broken else super()._route(event)
+        self.broken = self.broken or any(outcome.get("code") == "invalid_data" for outcome in outcomes)
+        return outcomes
+
+
+class DoneClosesRouter(Sse):
+    """Closes the router at `[DONE]`, so the stream's end comes with it rather than at close."""
+
+    def _route(self, event: Event) -> list[Outcome]:
+        done = event.data == DONE and not self._done
+        outcomes = super()._route(event)
+        return outcomes + self._router.close() if done else outcomes
+
+
+class DoneByPrefix(Sse):
+    """Takes any data starting with `[DONE]` for the sentinel."""
+
+    def _route(self, event: Event) -> list[Outcome]:
+        return super()._route(Event(DONE) if event.data.startswith(DONE) else event)
+
+
+class SilentAfterDone(Sse):
+    """Drops every event after `[DONE]` without a word."""
+
+    def _route(self, event: Event) -> list[Outcome]:
+        after_done = self._done
+        outcomes = super()._route(event)
+        return [] if after_done else outcomes
+
+
+MUTANTS = [
+    mutant(DropsInvalidBytes, "sse.drops-invalid-bytes", "SSE-LINE-1"),
+    mutant(Latin1Fallback, "sse.latin-1-fallback", "SSE-LINE-1"),
+    mutant(broken_decoders.KeepsBom, "sse.keeps-bom", "SSE-LINE-2"),
+    mutant(StripsEveryBom, "sse.strips-every-bom", "SSE-LINE-2"),
+    mutant(broken_decoders.IgnoresCr, "sse.ignores-cr", "SSE-LINE-3"),
+    mutant(broken_decoders.ForgetsCrBetweenChunks, "sse.crlf-across-reads-is-two-lines", "SSE-LINE-3"),
+    mutant(DataInComment, "sse.data-in-comment", "SSE-FIELD-1"),
+    mutant(KeepsSpaceAfterColon, "sse.keeps-space-after-colon", "SSE-FIELD-2"),
+    mutant(FieldNamesAnyCase, "sse.field-names-any-case", "SSE-FIELD-2"),
+    mutant(DataFieldByPrefix, "sse.data-field-by-prefix", "SSE-FIELD-2"),
+    mutant(broken_decoders.JoinsDataWithoutLf, "sse.joins-data-without-lf", "SSE-FIELD-3"),
+    mutant(KeepsLastDataLine, "sse.keeps-last-data-line", "SSE-FIELD-3"),
+    mutant(broken_decoders.RoutesByEventLine, "sse.routes-by-event-line", "SSE-FIELD-4"),
+    mutant(ReportsEventLineMismatch, "sse.reports-event-line-mismatch", "SSE-FIELD-4"),
+    mutant(broken_decoders.DispatchesEventsWithoutData, "sse.dispatches-events-without-data", "SSE-EVENT-1"),
+    mutant(EmptyDataNotDispatched, "sse.empty-data-not-dispatched", "SSE-EVENT-1"),
+    mutant(broken_decoders.FlushesAtClose, "sse.flushes-at-close", "SSE-EVENT-2"),
+    mutant(HoldsOnly64KiB, "sse.holds-only-64-kib", "SSE-LIMIT-1"),
+    mutant(broken_decoders.DecodesEachChunk, "sse.decodes-each-chunk", "SSE-CHUNK-1", "SSE-LINE-1"),
+    mutant(ChunkEndsLine, "sse.chunk-ends-line", "SSE-CHUNK-1"),
+    mutant(broken_decoders.WaitsForLf, "sse.waits-for-lf", "SSE-CHUNK-2"),
+    mutant(AcceptsNanAndInfinity, "sse.accepts-nan-and-infinity", "SSE-DATA-1"),
+    mutant(ObjectsOnly, "sse.objects-only", "SSE-DATA-1"),
+    mutant(broken_decoders.StopsAtBadData, "sse.stops-at-bad-data", "SSE-DATA-2"),
+    mutant(BadDataEndsStream, "sse.bad-data-ends-stream", "SSE-DATA-2"),
+    mutant(broken_decoders.DoesNotKnowDone, "sse.does-not-know-done", "SSE-DATA-3", "SSE-DATA-4"),
+    mutant(DoneClosesRouter, "sse.done-closes-router", "SSE-DATA-3"),
+    mutant(DoneByPrefix, "sse.done-by-prefix", "SSE-DATA-3"),
+    mutant(SilentAfterDone, "sse.silent-after-done", "SSE-DATA-4"),
+]

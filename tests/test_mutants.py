@@ -1,0 +1,73 @@
+"""Every requirement can be seen failing: each mutant, an implementation (or a capture checker)
+that breaks one requirement as a real one plausibly would, is told from a correct one by at least
+one bundled vector (or capture); every MUST and SHOULD requirement has a mutant; and
+docs/coverage.md says so as things are now (tests/mutants/).
+
+Slow next to the rest (every mutant runs every vector of its profiles), so tox runs it once, in
+`tox -e mutants`; each mutant's results are computed once per session and shared by the tests.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from mutants import Mutant, all_mutants, killers, statuses
+from mutants.report import COVERAGE, render, requirements
+from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.results import Status
+
+pytestmark = pytest.mark.slow
+
+MUTANTS = all_mutants()
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda mutant: mutant.name)
+def test_the_mutant_is_killed(mutant: Mutant) -> None:
+    what = "capture" if mutant.kind == "checker" else "vector of the profiles it declares"
+    assert killers(mutant), (
+        f"{mutant.name} passes every bundled {what}: {mutant.description} ({mutant.target})"
+    )
+
+
+@pytest.mark.parametrize(
+    "mutant", [m for m in MUTANTS if m.kind == "implementation"], ids=lambda mutant: mutant.name
+)
+def test_the_mutant_breaks_its_requirement_not_everything(mutant: Mutant) -> None:
+    """A mutant that passes nothing proves nothing: it may be broken itself (a hook it overrides
+    renamed in the reference), and every vector would "kill" it."""
+    assert Status.PASSED in statuses(mutant).values(), (
+        f"{mutant.name} passes no vector at all: it is broken, not a mutant of one requirement"
+    )
+
+
+def test_each_mutant_names_what_it_breaks_and_can_be_run() -> None:
+    specified = {requirement.id: requirement.source.stem for requirement in requirements()}
+    names = [mutant.name for mutant in MUTANTS]
+    assert len(set(names)) == len(names), "two mutants have the same name"
+    for mutant in MUTANTS:
+        assert mutant.breaks, f"{mutant.name} breaks no requirement"
+        assert set(mutant.breaks) <= set(specified), f"{mutant.name} breaks a requirement the spec lacks"
+        profiles = {specified[requirement] for requirement in mutant.breaks}
+        if mutant.kind == "checker":
+            assert profiles == {"producer"}, f"{mutant.name}: a checker breaks producer requirements only"
+            continue
+        declared = PythonImplementation.load(mutant.target).profiles
+        needed = profiles
+        assert needed <= declared, (
+            f"{mutant.name} does not declare {sorted(needed - declared)}: never run there"
+        )
+
+
+def test_every_must_and_should_requirement_has_a_mutant() -> None:
+    broken = {requirement for mutant in MUTANTS for requirement in mutant.breaks}
+    without = [r for r in requirements() if r.id not in broken]
+    may = [r.id for r in without if r.level == "MAY"]
+    if may:
+        warnings.warn(f"MAY requirements without a mutant: {', '.join(may)}", stacklevel=1)
+    assert [r.id for r in without if r.level != "MAY"] == []
+
+
+def test_the_coverage_report_is_up_to_date() -> None:
+    current = COVERAGE.read_text(encoding="utf-8") if COVERAGE.exists() else ""
+    assert current == render(), f"{COVERAGE} is out of date: run `tox -e coverage`"
