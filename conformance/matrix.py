@@ -1,10 +1,13 @@
 """`streamroute matrix`: run real implementations and publish what they do.
 
 A matrix file (docs/matrix.yaml) lists implementations, each an adapter
-command (spec/protocol.md) and how to install what it needs: `pip`, pinned
-requirements for a virtualenv of its own, or `npm`, a folder with a
-package.json that is copied to a folder of its own and `npm install`ed there.
-Nothing is installed into the harness's environment. It also lists the
+command (spec/protocol.md), the library entry point its adapter drives, and
+how to install what it needs: `pip`, pinned requirements for a virtualenv of
+its own (with `constraints`, a pip constraints file pinning every other
+package), or `npm`, a folder with a package.json that is copied to a folder of
+its own and installed there (`npm ci` when it holds a package-lock.json).
+What is installed is stamped with the lockfiles' content, so a changed
+lockfile reinstalls. Nothing is installed into the harness's environment. It also lists the
 *findings*: each names a cause of failure and the failures it explains, by a
 regular expression on the failure message, optionally limited to some
 implementations or vectors. Every failing vector of the matrix shows the
@@ -13,18 +16,22 @@ unexplained, so docs/findings.md can be checked against what really fails.
 
 Each implementation runs once with the existing machinery (Suite, the JSON
 Lines report); the matrix (docs/matrix.md) is rendered from the reports it
-writes (docs/reports/ID.jsonl), so each cell can be traced to its report.
+writes (docs/reports/ID.jsonl), so each cell can be traced to its report,
+and from what each run records beside it (docs/reports/ID.run.json: platform,
+runtime and installed package versions).
 """
 
 from __future__ import annotations
 
+import json
+import platform
 import re
 import shlex
 import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,9 +41,12 @@ import yaml
 from .report import Report, run_suite, write_report
 from .results import Status
 from .suite import DEFAULT_TIMEOUT, Suite, UsageError
+from .vectors import _UniqueKeyLoader
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _COUNTED = (Status.PASSED, Status.FAILED, Status.ERRORED, Status.SKIPPED, Status.NOT_APPLICABLE)
+_CLASS = re.compile(r"^(bug|choice \((option [a-z_]+|no option yet)\)|unrealistic vector)$")
+_PROJECT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")  # the project name a pip requirement starts with
 
 
 @dataclass(frozen=True)
@@ -46,8 +56,17 @@ class Entry:
     id: str
     label: str
     command: str
+    entry_point: str
     pip: tuple[str, ...] = ()
+    constraints: str | None = None
     npm: str | None = None
+
+    def packages(self) -> tuple[str, ...]:
+        """The packages the entry installs by name (their versions are shown in the matrix)."""
+        if self.npm:
+            manifest = json.loads((Path(self.npm) / "package.json").read_text(encoding="utf-8"))
+            return tuple(manifest.get("dependencies", {}))
+        return tuple(m.group() for r in self.pip if not r.startswith("-") and (m := _PROJECT.match(r)))
 
 
 @dataclass(frozen=True)
@@ -93,9 +112,13 @@ def _text(data: dict[str, Any], key: str, where: str, default: str | None = None
     return value
 
 
+def _optional_text(data: dict[str, Any], key: str, where: str) -> str | None:
+    return None if data.get(key) is None else _text(data, key, where)
+
+
 def load_matrix(path: Path) -> Matrix:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except (OSError, yaml.YAMLError) as exc:
         raise UsageError(f"cannot read the matrix file: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("implementations"), list):
@@ -108,16 +131,15 @@ def load_matrix(path: Path) -> Matrix:
         entry_id = _text(item, "id", where)
         if not _ID.match(entry_id):
             raise UsageError(f"{where}: id {entry_id!r} must be letters, digits, '.', '_' or '-'")
-        npm = item.get("npm")
-        if npm is not None and not isinstance(npm, str):
-            raise UsageError(f"{where}: `npm` must be a folder")
         entries.append(
             Entry(
                 entry_id,
                 _text(item, "label", where, entry_id),
                 _text(item, "command", where),
+                _text(item, "entry_point", where),
                 _strings(item.get("pip"), f"{where}: pip"),
-                npm,
+                _optional_text(item, "constraints", where),
+                _optional_text(item, "npm", where),
             )
         )
     if len({e.id for e in entries}) != len(entries):
@@ -131,11 +153,17 @@ def load_matrix(path: Path) -> Matrix:
             pattern = re.compile(_text(item, "match", where))
         except re.error as exc:
             raise UsageError(f"{where}: bad `match`: {exc}") from exc
+        classification = _text(item, "class", where)
+        if not _CLASS.match(classification):
+            raise UsageError(
+                f"{where}: `class` {classification!r} must be bug, choice (option NAME), "
+                "choice (no option yet) or unrealistic vector"
+            )
         findings.append(
             Finding(
                 _text(item, "id", where),
                 _text(item, "title", where),
-                _text(item, "class", where),
+                classification,
                 pattern,
                 _strings(item.get("implementations"), f"{where}: implementations"),
                 _strings(item.get("vectors"), f"{where}: vectors"),
@@ -157,33 +185,82 @@ def _call(argv: list[str], log: Path) -> None:
         raise UsageError(f"`{shlex.join(argv)}` failed (exit {done.returncode}); see {log}")
 
 
+def _lockfile(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read the lockfile {path}: {exc}") from exc
+
+
 def install(entry: Entry, workdir: Path) -> str:
     """Install what the entry needs in a folder of its own; return its adapter command."""
     home = (workdir / entry.id).resolve()
     stamp = home / ".streamroute-installed"
-    wanted = "\n".join([*entry.pip, f"npm:{entry.npm}" if entry.npm else ""])
+    wanted = [*entry.pip]
+    if entry.constraints:
+        wanted += [f"constraints {entry.constraints}:", _lockfile(Path(entry.constraints))]
+    lock = None
     if entry.npm:
         # The adapter's files are copied afresh each run; node_modules is kept while the pins stay.
         home.mkdir(parents=True, exist_ok=True)
         for source in Path(entry.npm).iterdir():
             if source.is_file():
                 shutil.copy2(source, home / source.name)
-        wanted += "\n" + (home / "package.json").read_text(encoding="utf-8")
-    if not stamp.exists() or stamp.read_text(encoding="utf-8") != wanted:
-        home.mkdir(parents=True, exist_ok=True)
+        lock = home / "package-lock.json"
+        wanted += [f"npm {entry.npm}:", _lockfile(home / "package.json")]
+        wanted += [_lockfile(lock)] if lock.exists() else []
+    if not stamp.exists() or stamp.read_text(encoding="utf-8") != "\n".join(wanted):
         log = home / "install.log"
+        home.mkdir(parents=True, exist_ok=True)
         if entry.pip:
+            python = str(home / "venv" / "bin" / "python")
             _call([sys.executable, "-m", "venv", "--clear", str(home / "venv")], log)
-            _call([str(home / "venv" / "bin" / "python"), "-m", "pip", "install", "-q", *entry.pip], log)
+            pins = ["--constraint", entry.constraints] if entry.constraints else []
+            _call([python, "-m", "pip", "install", "-q", *pins, *entry.pip], log)
         if entry.npm:
             npm = shutil.which("npm")
             if npm is None:
                 raise UsageError(f"{entry.id}: npm is not on PATH")
-            _call([npm, "install", "--prefix", str(home), "--no-audit", "--no-fund", "--silent"], log)
-        stamp.write_text(wanted, encoding="utf-8")
+            how = ["ci"] if lock is not None and lock.exists() else ["install"]
+            _call([npm, *how, "--prefix", str(home), "--no-audit", "--no-fund", "--silent"], log)
+        stamp.write_text("\n".join(wanted), encoding="utf-8")
     return entry.command.format(
         python=shlex.quote(str(home / "venv" / "bin" / "python")), dir=shlex.quote(str(home))
     )
+
+
+_LIST_DISTRIBUTIONS = (
+    "import importlib.metadata as m, json; "
+    "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions()}))"
+)
+
+
+def describe_run(entry: Entry, workdir: Path) -> dict[str, Any]:
+    """What a run ran on: platform, runtimes, and every installed package with its version."""
+    home = (workdir / entry.id).resolve()
+    packages: dict[str, str] = {}
+    if entry.pip:
+        listed = subprocess.run(
+            [str(home / "venv" / "bin" / "python"), "-c", _LIST_DISTRIBUTIONS],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        packages.update(json.loads(listed.stdout) if listed.returncode == 0 else {})
+    if entry.npm:
+        for name in entry.packages():
+            manifest = home / "node_modules" / name / "package.json"
+            if manifest.exists():
+                packages[name] = json.loads(manifest.read_text(encoding="utf-8"))["version"]
+    node = shutil.which("node")
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),  # the virtualenvs are made from this Python
+        "node": subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
+        if node
+        else None,
+        "packages": dict(sorted(packages.items(), key=lambda item: item[0].lower())),
+    }
 
 
 def run_entry(matrix: Matrix, entry: Entry, command: str, report_path: Path) -> Report:
@@ -200,20 +277,36 @@ def _cell(text: str) -> str:
     return text.split("\n", 1)[0].replace("|", "\\|")
 
 
-def render(matrix: Matrix, reports: Sequence[tuple[Entry, Report]], reports_dir: str) -> str:
-    """docs/matrix.md: implementations x profiles, then each failing vector with its finding."""
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _versions(entry: Entry, about: dict[str, Any]) -> str:
+    installed = {_normalized(n): v for n, v in about.get("packages", {}).items()}
+    return ", ".join(f"{n} {installed.get(_normalized(n), '?')}" for n in entry.packages()) or "-"
+
+
+def render(
+    matrix: Matrix,
+    reports: Sequence[tuple[Entry, Report]],
+    reports_dir: str,
+    runs: Mapping[str, dict[str, Any]] | None = None,
+) -> str:
+    """docs/matrix.md: implementations x profiles, where each ran, then each failing vector with its
+    finding. `runs` holds each entry's run description (describe_run), by entry id."""
+    runs = runs or {}
     lines = [
         "# Conformance matrix of real implementations",
         "",
         "Generated by `streamroute matrix` (`tox -e matrix`) from [matrix.yaml](matrix.yaml); "
         "do not edit by hand. Each cell is passed / failed / errored (applicable vectors; "
         "not applicable ones are left out). The JSON Lines reports it was rendered from are in "
-        f"[{reports_dir}/]({reports_dir}/); each failure's cause is explained in "
-        "[findings.md](findings.md).",
+        f"[{reports_dir}/]({reports_dir}/), each with what its run ran on (`ID.run.json`); each "
+        "failure's cause is explained in [findings.md](findings.md).",
         "",
     ]
-    header = "| implementation | language | adapter | " + " | ".join(matrix.profiles) + " |"
-    lines += [header, "|" + "---|" * (3 + len(matrix.profiles))]
+    header = "| implementation | language | adapter | entry point | " + " | ".join(matrix.profiles) + " |"
+    lines += [header, "|" + "---|" * (4 + len(matrix.profiles))]
     for entry, report in reports:
         info = report.header["implementation"]
         cells = []
@@ -223,14 +316,27 @@ def render(matrix: Matrix, reports: Sequence[tuple[Entry, Report]], reports_dir:
                 f"{counts[Status.PASSED.value]} / {counts[Status.FAILED.value]} / "
                 f"{counts[Status.ERRORED.value]}"
                 + (f" ({counts[Status.SKIPPED.value]} skipped)" if counts[Status.SKIPPED.value] else "")
+                if counts.total() > counts[Status.NOT_APPLICABLE.value]
+                else "not claimed"
             )
         lines.append(
             f"| {_cell(entry.label)} | {info['language']} | `{info['name']}` {info['version']} | "
-            + " | ".join(cells)
-            + " |"
+            f"{_cell(entry.entry_point)} | " + " | ".join(cells) + " |"
         )
     suite = reports[0][1].header["suite"] if reports else {"version": "?"}
-    lines += ["", f"Suite: streamroute {suite['version']}; profiles run: {', '.join(matrix.profiles)}."]
+    lines += [
+        "",
+        f"Suite: streamroute {suite['version']}; profiles run: {', '.join(matrix.profiles)}.",
+        "",
+        "| implementation | run | platform | Python | Node.js | packages |",
+        "|---|---|---|---|---|---|",
+    ]
+    for entry, report in reports:
+        about = runs.get(entry.id, {})
+        lines.append(
+            f"| {entry.id} | {report.header.get('started', '?')} | {about.get('platform', '?')} | "
+            f"{about.get('python', '?')} | {about.get('node') or '-'} | {_versions(entry, about)} |"
+        )
     lines += _finding_table(matrix, reports)
     unexplained = 0
     for entry, report in reports:
@@ -241,15 +347,16 @@ def render(matrix: Matrix, reports: Sequence[tuple[Entry, Report]], reports_dir:
             "",
             f"## {entry.label}",
             "",
-            f"Command: `{entry.command}`"
+            f"Entry point: {entry.entry_point}. Command: `{entry.command}`"
             + (f"; pinned: `{' '.join(entry.pip)}`" if entry.pip else "")
+            + (f", constraints `{entry.constraints}`" if entry.constraints else "")
             + (f"; npm package.json in `{entry.npm}`" if entry.npm else "")
             + f". Report: [{reports_dir}/{entry.id}.jsonl]({reports_dir}/{entry.id}.jsonl). {summary}.",
         ]
         if not failing:
             continue
         lines += ["", "| vector | status | finding | reason |", "|---|---|---|---|"]
-        for v in sorted(failing, key=lambda v: v["id"]):
+        for v in sorted(failing, key=lambda v: (v["id"], v["profile"])):
             finding = matrix.explain(entry.id, v["id"], v["message"])
             if finding is None:
                 unexplained += 1
@@ -311,19 +418,24 @@ def run_matrix(
         raise UsageError(f"no implementation {', '.join(unknown)} in {config}")
     reports_dir.mkdir(parents=True, exist_ok=True)
     reports: list[tuple[Entry, Report]] = []
+    runs: dict[str, dict[str, Any]] = {}
     for entry in matrix.entries:
         path = reports_dir / f"{entry.id}.jsonl"
+        about = reports_dir / f"{entry.id}.run.json"
         if only and entry.id not in only:
             if path.exists():
                 reports.append((entry, Report.load(path)))
+                runs[entry.id] = json.loads(about.read_text(encoding="utf-8")) if about.exists() else {}
             continue
         print(f"matrix: {entry.id}: installing", file=sys.stderr)
         command = install(entry, workdir)
+        runs[entry.id] = describe_run(entry, workdir)
+        about.write_text(json.dumps(runs[entry.id], indent=2) + "\n", encoding="utf-8")
         print(f"matrix: {entry.id}: running {command}", file=sys.stderr)
         reports.append((entry, run_entry(matrix, entry, command, path)))
         print(f"matrix: {entry.id}: {reports[-1][1].totals.describe()}", file=sys.stderr)
     relative = Path(_relative(reports_dir.resolve(), output.resolve().parent))
-    output.write_text(render(matrix, reports, relative.as_posix()), encoding="utf-8")
+    output.write_text(render(matrix, reports, relative.as_posix(), runs), encoding="utf-8")
     return matrix, reports
 
 

@@ -3,6 +3,7 @@ protocol loop the Python library adapters share, proved on the reference router.
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from streamroute.conformance.cli import main
-from streamroute.conformance.matrix import load_matrix
+from streamroute.conformance.matrix import Entry, install, load_matrix, render
 from streamroute.conformance.report import Report
 from streamroute.conformance.suite import UsageError
 
@@ -73,6 +74,7 @@ def test_the_shared_protocol_loop_serves_the_reference_and_it_passes_every_core_
     assert " 0 failed, 0 errored" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_matrix_runs_each_implementation_and_explains_each_failure(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -82,7 +84,9 @@ def test_a_matrix_runs_each_implementation_and_explains_each_failure(
     ]
     if shutil.which("node"):
         entries.append(("node-example", shlex.join(["node", str(NODE_EXAMPLE)])))
-    listed = "".join(f"  - {{id: {name}, command: {command!r}}}\n" for name, command in entries)
+    listed = "".join(
+        f"  - {{id: {name}, entry_point: serve, command: {command!r}}}\n" for name, command in entries
+    )
     config = _write(
         tmp_path,
         "profiles: [core]\nimplementations:\n" + listed + "findings:\n"
@@ -102,23 +106,26 @@ def test_a_matrix_runs_each_implementation_and_explains_each_failure(
     assert all(f"| `{vector_id}` | errored | [F1]" in matrix for vector_id in errored)
 
 
+@pytest.mark.slow
 def test_a_failure_no_finding_explains_is_shown_as_unexplained(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     command = shlex.join([sys.executable, str(CRASH_ON_THIRD)])
-    config = _write(tmp_path, f"implementations:\n  - {{id: crashy, command: {command!r}}}\n")
+    config = _write(tmp_path, f"implementations:\n  - {{id: crashy, entry_point: e, command: {command!r}}}\n")
     assert _run(tmp_path, config) == 0
     assert "unexplained failure: crashy: " in capsys.readouterr().out
     assert "**unexplained**" in (tmp_path / "out" / "matrix.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_only_reruns_one_implementation_and_reuses_the_other_reports(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     serve = shlex.join([sys.executable, "-m", "streamroute.reference.serve"])
     config = _write(
         tmp_path,
-        f"implementations:\n  - {{id: a, command: {serve!r}}}\n  - {{id: b, command: {serve!r}}}\n",
+        f"implementations:\n  - {{id: a, entry_point: e, command: {serve!r}}}\n"
+        f"  - {{id: b, entry_point: e, command: {serve!r}}}\n",
     )
     assert _run(tmp_path, config) == 0
     first = (tmp_path / "out" / "reports" / "a.jsonl").read_text(encoding="utf-8")
@@ -133,9 +140,18 @@ def test_only_reruns_one_implementation_and_reuses_the_other_reports(
     [
         ("implementations: 3\n", "a list of `implementations`"),
         ("implementations:\n  - {id: 'a b', command: x}\n", "must be letters"),
-        ("implementations:\n  - {id: a, command: x}\n  - {id: a, command: y}\n", "must be unique"),
-        ("implementations:\n  - {id: a}\n", "`command` must be"),
+        (
+            "implementations:\n  - {id: a, entry_point: e, command: x}\n"
+            "  - {id: a, entry_point: e, command: y}\n",
+            "must be unique",
+        ),
+        ("implementations:\n  - {id: a, entry_point: e}\n", "`command` must be"),
+        ("implementations:\n  - {id: a, command: x}\n", "`entry_point` must be"),
+        ("implementations:\n  - {id: a, entry_point: e, command: x, constraints: 3}\n", "`constraints`"),
+        ("implementations:\n  - {id: a, entry_point: e, command: x, npm: [x]}\n", "`npm` must be"),
+        ("implementations: []\nimplementations: []\n", "duplicate key"),
         ("implementations: []\nfindings:\n  - {id: F, title: t, class: bug, match: '('}\n", "bad `match`"),
+        ("implementations: []\nfindings:\n  - {id: F, title: t, class: choice, match: x}\n", "`class`"),
         ("implementations: []\ntimeout: 0\n", "`timeout` must be"),
     ],
 )
@@ -148,6 +164,73 @@ def test_the_published_matrix_file_is_valid_and_every_finding_is_documented() ->
     matrix = load_matrix(ROOT / "docs" / "matrix.yaml")
     findings = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     assert len(matrix.entries) >= 5
-    assert {f.classification for f in matrix.findings} <= {"bug", "choice", "option", "spec"}
-    for finding in matrix.findings:
-        assert f"\n## {finding.id}\n" in findings, finding.id
+    assert all(entry.entry_point for entry in matrix.entries)
+    documented = set(re.findall(r"^## (F\d+)$", findings, flags=re.MULTILINE))
+    assert documented == {finding.id for finding in matrix.findings}
+
+
+def test_a_changed_constraints_file_reinstalls_and_an_unchanged_one_does_not(tmp_path: Path) -> None:
+    constraints = tmp_path / "constraints.txt"
+    constraints.write_text("", encoding="utf-8")
+    entry = Entry("pinned", "pinned", "{python} -V", "e", (), str(constraints))
+    install(entry, tmp_path / "work")
+    stamp = tmp_path / "work" / "pinned" / ".streamroute-installed"
+    log = tmp_path / "work" / "pinned" / "install.log"
+    assert not log.exists()  # nothing to pip install: only the stamp, which holds the lockfile
+    constraints.write_text("six==1.16.0\n", encoding="utf-8")
+    install(entry, tmp_path / "work")
+    assert "six==1.16.0" in stamp.read_text(encoding="utf-8")
+    assert not log.exists()  # still nothing to install; the stamp followed the lockfile
+    with pytest.raises(UsageError, match="cannot read the lockfile"):
+        install(Entry("gone", "gone", "x", "e", (), str(tmp_path / "nope.txt")), tmp_path / "work")
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="needs npm")
+def test_an_npm_folder_with_a_package_lock_is_installed_with_npm_ci(tmp_path: Path) -> None:
+    folder = tmp_path / "adapter"
+    folder.mkdir()
+    (folder / "package.json").write_text('{"name": "a", "version": "1.0.0"}', encoding="utf-8")
+    (folder / "package-lock.json").write_text(
+        '{"name": "a", "version": "1.0.0", "lockfileVersion": 3, "requires": true,'
+        ' "packages": {"": {"name": "a", "version": "1.0.0"}}}',
+        encoding="utf-8",
+    )
+    install(Entry("node", "node", "node {dir}/x.js", "e", npm=str(folder)), tmp_path / "work")
+    log = (tmp_path / "work" / "node" / "install.log").read_text(encoding="utf-8")
+    assert " ci --prefix " in log
+    assert "lockfileVersion" in (tmp_path / "work" / "node" / ".streamroute-installed").read_text()
+
+
+def test_the_matrix_shows_entry_points_and_what_each_run_ran_on(tmp_path: Path) -> None:
+    serve = shlex.join([sys.executable, "-m", "streamroute.reference.serve"])
+    config = _write(
+        tmp_path,
+        f"implementations:\n  - {{id: ref, entry_point: '`Router.feed()`', command: {serve!r}}}\n",
+    )
+    assert _run(tmp_path, config) == 0
+    matrix = (tmp_path / "out" / "matrix.md").read_text(encoding="utf-8")
+    assert "| `Router.feed()` |" in matrix
+    about = (tmp_path / "out" / "reports" / "ref.run.json").read_text(encoding="utf-8")
+    assert f'"python": "{sys.version.split()[0]}"' in about
+    started = Report.load(tmp_path / "out" / "reports" / "ref.jsonl").header["started"]
+    assert f"| ref | {started} | " in matrix
+    # a rerun of nothing keeps each run's description
+    assert _run(tmp_path, config, "--only", "ref") == 0
+    assert (tmp_path / "out" / "reports" / "ref.run.json").exists()
+
+
+def test_the_packages_an_entry_names_are_shown_with_their_installed_versions(tmp_path: Path) -> None:
+    reference = tmp_path / "r.jsonl"
+    reference.write_text(
+        '{"line": "header", "suite": {"name": "streamroute", "version": "1"}, "protocol": 1,'
+        ' "implementation": {"name": "x", "version": "2", "language": "python", "profiles": ["core"]},'
+        ' "started": "2026-01-01T00:00:00+00:00"}\n'
+        '{"line": "footer", "totals": {}, "bad_files": 0, "deselected": 0, "seconds": 0}\n',
+        encoding="utf-8",
+    )
+    entry = Entry("x", "x", "c", "e", ("Typing_Extensions==4.0", "--no-deps"))
+    runs = {"x": {"platform": "P", "python": "3.x", "node": None, "packages": {"typing-extensions": "4.0"}}}
+    text = render(
+        load_matrix(_write(tmp_path, "implementations: []\n")), [(entry, Report.load(reference))], "r", runs
+    )
+    assert "| x | 2026-01-01T00:00:00+00:00 | P | 3.x | - | Typing_Extensions 4.0 |" in text

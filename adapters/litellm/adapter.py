@@ -1,95 +1,74 @@
-"""streamroute adapter for litellm's Responses-to-Chat-Completions stream bridge.
+"""streamroute adapter for `litellm.responses(stream=True)`, the OpenAI Responses provider.
 
 Run with the Python of a virtualenv that holds one pinned `litellm` release
-(and nothing of streamroute): `python adapters/litellm/adapter.py`.
-`OpenAiResponsesToChatCompletionStreamIterator.chunk_parser(event)` is how
-litellm turns each Responses stream event into a Chat Completions chunk for
-its callers; `litellm.stream_chunk_builder(chunks)` is how it assembles the
-complete message (and its tool calls) from those chunks after the stream.
-This adapter feeds each event to `chunk_parser`, translates the chunk it
-returns, and at close asks `stream_chunk_builder` for the complete calls.
-See README.md for the mapping and for what the library does not offer.
+(and nothing of streamroute): `python adapters/litellm/adapter.py`. Each
+vector is one call to `litellm.responses(model="openai/...", stream=True)`
+whose `client` is litellm's `HTTPHandler` around an `httpx.Client` with a
+mock transport: it answers the POST with the vector's stream as
+`text/event-stream` bytes, and the adapter iterates what litellm returns as
+an application does. See README.md for what it drives and how each
+behaviour maps.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+# litellm fetches its model price list from the network at import unless told to use its own copy.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import httpx
 import litellm
-from litellm.completion_extras.litellm_responses_transformation.transformation import (
-    OpenAiResponsesToChatCompletionStreamIterator,
-)
+import openai
+from litellm.llms.custom_httpx.http_handler import HTTPHandler
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from protocol_loop import serve
-
-# Chat Completions finish reasons, as litellm maps the Responses terminal events.
-END_STATUS = {
-    "stop": "completed",
-    "tool_calls": "completed",
-    "length": "incomplete",
-    "content_filter": "incomplete",
-}
+from protocol_loop import Tally, body, serve_streams
+from responses_events import Translation
 
 
-class Adapter:
-    def __init__(self, tools: list[Any]) -> None:
-        self.bridge = OpenAiResponsesToChatCompletionStreamIterator(iter(()), sync_stream=True)
-        self.chunks: list[Any] = []
-        self.finish: str | None = None
+def run(vector: dict[str, Any], tally: Tally) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        headers = {"content-type": "text/event-stream"}
+        return httpx.Response(200, headers=headers, content=body(vector, tally))
 
-    def feed(self, event: Any) -> list[dict[str, Any]]:
-        chunk = self.bridge.chunk_parser(event)
-        self.chunks.append(chunk)
-        outcomes: list[dict[str, Any]] = []
-        for choice in chunk.choices:
-            delta = choice.delta
-            # A Chat Completions chunk carries no item id, output index or content index.
-            if delta.content:
-                outcomes.append({"kind": "text.delta", "delta": delta.content})
-            if getattr(delta, "reasoning_content", None):
-                outcomes.append({"kind": "reasoning.delta", "delta": delta.reasoning_content})
-            for call in delta.tool_calls or []:
-                if call.function is not None and call.function.arguments and call.id is None:
-                    # A call is identified by its chat `index`, not by the item id.
-                    outcomes.append({"kind": "tool.arguments.delta", "delta": call.function.arguments})
-            if choice.finish_reason and self.finish is None:
-                self.finish = choice.finish_reason
-        return outcomes
-
-    def close(self) -> list[dict[str, Any]]:
-        """The complete calls, as litellm assembles them from the chunks once the stream is over."""
-        outcomes: list[dict[str, Any]] = []
-        built = litellm.stream_chunk_builder(self.chunks) if self.chunks else None
-        message = built.choices[0].message if built is not None and built.choices else None
-        for call in (message.tool_calls if message is not None else None) or []:
-            outcomes.append(
-                {
-                    "kind": "tool.call",
-                    "call_id": call.id,
-                    "name": call.function.name,
-                    "tool_type": "function",
-                    "arguments": call.function.arguments,  # a string: litellm keeps Chat Completions' text
-                }
-            )
-        outcomes.append({"kind": "end", "status": END_STATUS.get(self.finish or "", "truncated")})
-        return outcomes
+    # `litellm.responses` takes the `client` keyword only as litellm's own HTTPHandler (see README.md).
+    client = HTTPHandler(client=httpx.Client(transport=httpx.MockTransport(answer)))
+    translation = Translation()
+    stream = litellm.responses(
+        model="openai/gpt-5.1",
+        input="streamroute",
+        stream=True,
+        client=client,
+        api_key="sk-streamroute",
+        api_base="http://streamroute.invalid/v1",
+    )
+    try:
+        for event in stream:
+            tally.add(translation.outcomes(event))
+    except openai.APIError as exc:  # litellm's documented errors are OpenAI's exception types
+        tally.add(translation.error(exc.code, exc.message))
+    finally:
+        stream.close()
+    tally.closing()
+    tally.close += translation.end()
 
 
 def main() -> None:
-    serve(
+    serve_streams(
         {
-            "name": "litellm Responses-to-Chat stream bridge",
+            "name": "litellm.responses(stream=True)",
             "version": version("litellm"),
             "language": "python",
             "homepage": "https://github.com/BerriAI/litellm",
             "profiles": ["core"],
             "options": {},
         },
-        Adapter,
+        run,
     )
 
 

@@ -1,0 +1,106 @@
+"""Outcomes of the Responses stream events a Python library hands to its application.
+
+Standard library only, shared by the Python library adapters whose libraries
+hand over events of the API's own shape (typed models with the API's field
+names, or plain dicts). `Translation` reads each event the application is
+handed and answers the outcomes it means, one to one, adding nothing: no
+parsing, no checking, no state but the end status. What a library does not
+hand over produces nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+LIFECYCLE = {
+    "response.created": "created",
+    "response.queued": "queued",
+    "response.in_progress": "in_progress",
+    "response.completed": "completed",
+    "response.failed": "failed",
+    "response.incomplete": "incomplete",
+}
+TERMINAL = {"completed", "failed", "incomplete"}
+# Handed over, and nothing for the outcome vocabulary to route: the call comes from its done item.
+SILENT = {
+    "response.output_item.added",
+    "response.function_call_arguments.done",
+    "response.custom_tool_call_input.done",
+}
+# The channel deltas: outcome kind, and the fields the outcome copies from the event.
+CHANNELS = {
+    "response.output_text.delta": ("text.delta", ("item_id", "output_index", "content_index", "delta")),
+    "response.output_text.done": ("text.done", ("item_id", "content_index", "text")),
+    "response.refusal.delta": ("refusal.delta", ("item_id", "content_index", "delta")),
+    "response.reasoning_text.delta": ("reasoning.delta", ("item_id", "content_index", "delta")),
+    "response.reasoning.delta": ("reasoning.delta", ("item_id", "content_index", "delta")),
+    "response.reasoning_summary_text.delta": ("reasoning.delta", ("item_id", "summary_index", "delta")),
+    "response.function_call_arguments.delta": ("tool.arguments.delta", ("item_id", "delta")),
+    "response.custom_tool_call_input.delta": ("tool.arguments.delta", ("item_id", "delta")),
+}
+
+
+def field(value: Any, name: str) -> Any:
+    """A field of a library's model, or of a dict it left unconstructed; None when it has none."""
+    if isinstance(value, dict):
+        return value.get(name)
+    return getattr(value, name, None)
+
+
+class Translation:
+    """One stream's events, as the application is handed them, into outcomes."""
+
+    def __init__(self) -> None:
+        self.status: str | None = None  # of the first terminal event handed over
+        self.raised = False
+
+    def outcomes(self, event: Any) -> list[dict[str, Any]]:
+        kind = field(event, "type")
+        if kind in LIFECYCLE:
+            return self._lifecycle(LIFECYCLE[kind], field(event, "response"))
+        if kind == "error":
+            return [{"kind": "error", "code": field(event, "code"), "message": field(event, "message")}]
+        if kind in CHANNELS:
+            outcome, names = CHANNELS[kind]
+            return [{"kind": outcome, **{name: field(event, name) for name in names}}]
+        if kind == "response.output_item.done":
+            return self._done_item(field(event, "item"))
+        if kind in SILENT:
+            return []
+        return [{"kind": "ignored", "type": kind}]
+
+    def error(self, code: Any, message: Any) -> list[dict[str, Any]]:
+        """The error a library raised through its documented API: the stream is over for the application."""
+        self.raised = True
+        return [{"kind": "error", "code": code if isinstance(code, str) else None, "message": message}]
+
+    def end(self) -> list[dict[str, Any]]:
+        return [{"kind": "end", "status": self.status or ("failed" if self.raised else "truncated")}]
+
+    def _lifecycle(self, name: str, response: Any) -> list[dict[str, Any]]:
+        out = [{"kind": "lifecycle", "event": name, "response_id": field(response, "id")}]
+        if name in TERMINAL and self.status is None:
+            self.status = "cancelled" if field(response, "status") == "cancelled" else name
+        error = field(response, "error")
+        if name == "failed" and error is not None:  # without one, the library hands over no error
+            out.append({"kind": "error", "code": field(error, "code"), "message": field(error, "message")})
+        return out
+
+    def _done_item(self, item: Any) -> list[dict[str, Any]]:
+        """The complete call, as the library hands it over: arguments are the text it keeps."""
+        item_type = field(item, "type")
+        if item_type not in ("function_call", "custom_tool_call"):
+            return []
+        call = {
+            "kind": "tool.call",
+            "item_id": field(item, "id"),
+            "call_id": field(item, "call_id"),
+            "name": field(item, "name"),
+        }
+        if field(item, "namespace") is not None:
+            call["namespace"] = field(item, "namespace")
+        if item_type == "function_call":
+            call.update(tool_type="function", arguments=field(item, "arguments"))
+        else:
+            call.update(tool_type="custom", input=field(item, "input"))
+        return [call]
