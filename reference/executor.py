@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -101,8 +102,8 @@ class Tool:
     """One tool of the application's allow-list."""
 
     name: str
-    run: Callable[[Any], Any]  # arguments (function) or input (custom) -> JSON result, or PENDING
-    type: Literal["function", "custom"] = "function"
+    run: Callable[[Any], Any]  # the call's input (`_payload`) -> JSON result, or PENDING
+    type: str = "function"  # a tool_type (spec/core.md section 5.1)
     namespace: str | None = None
     parameters: dict[str, Any] | None = None  # JSON Schema of the arguments (EXEC-CHECK-2)
     requires_approval: bool = False
@@ -116,7 +117,30 @@ class _Turn:
     cancelled: bool = False
 
 
+# The record field that holds each call type's input: what a tool runs on and a schema checks.
+_INPUT_FIELD = {
+    "custom": "input",
+    "apply_patch": "operation",
+    "shell": "action",
+    "local_shell": "action",
+    "computer": "actions",
+}
+
+
+def _payload(record: Record) -> Any:
+    """A call's complete input (EXEC-CHECK-2): arguments for function, tool_search and
+    mcp_approval calls, the done item's operation, action or actions for the others."""
+    return getattr(record, _INPUT_FIELD.get(record.tool_type, "arguments"))
+
+
 def _validator(schema: dict[str, Any]) -> Validator:
+    return _validator_of(json.dumps(schema, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=256)
+def _validator_of(text: str) -> Validator:
+    """One validator per schema, its schema checked once: a validator keeps no state between uses."""
+    schema = json.loads(text)
     cls = validator_for(schema, default=Draft202012Validator)
     cls.check_schema(schema)  # a broken schema is the application's bug: fail at once
     return cls(schema)
@@ -190,7 +214,7 @@ class Executor:
         self._validators = {
             key: _validator(tool.parameters)
             for key, tool in self._tools.items()
-            if tool.parameters is not None and tool.type == "function"
+            if tool.parameters is not None and tool.type in ("function", "tool_search")
         }
         self._ledger = ledger
         self._consumer = consumer  # a restart recovers only this consumer's calls (EXEC-RESTART-4)
@@ -223,6 +247,10 @@ class Executor:
             namespace=call.get("namespace"),
             arguments=copy.deepcopy(call.get("arguments")),
             input=call.get("input"),
+            operation=copy.deepcopy(call.get("operation")),
+            action=copy.deepcopy(call.get("action")),
+            actions=copy.deepcopy(call.get("actions")),
+            server_label=call.get("server_label"),
         )
         known = self._ledger.get(record.call_id)
         if known is None:
@@ -251,7 +279,7 @@ class Executor:
                 "code": "unknown_tool",
                 "message": f"{record.tool_type} tool {shown!r} is not allowed",
             }
-        payload = record.arguments if record.tool_type == "function" else record.input
+        payload = _payload(record)
         validator = self._validators.get((record.namespace, record.name))
         error = None if validator is None else next(iter(validator.iter_errors(payload)), None)
         if error is not None:  # EXEC-CHECK-2
@@ -267,7 +295,8 @@ class Executor:
             reason = "the permission rule refuses this call"
         if not permitted:  # EXEC-CHECK-3
             return "reject", {"code": "not_permitted", "message": reason}
-        return "accept", {"requires_approval": tool.requires_approval}
+        # EXEC-APPROVE-1: an MCP approval request asks for an approval, whatever the tool says
+        return "accept", {"requires_approval": tool.requires_approval or record.tool_type == "mcp_approval"}
 
     def _allowed(self, record: Record) -> Tool | None:
         """The tool of the allow-list the call names: same name, namespace and type (EXEC-CHECK-1)."""
@@ -315,7 +344,7 @@ class Executor:
         if running is None:
             return []
         outcomes = [_outcome(running, "start")]
-        payload = running.arguments if running.tool_type == "function" else running.input
+        payload = _payload(running)
         try:
             value = tool.run(copy.deepcopy(payload))
         except Exception as exc:  # whatever the tool raises fails the call, never the executor

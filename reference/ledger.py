@@ -35,12 +35,16 @@ class Record:
     call_id: str
     item_id: str
     name: str
-    tool_type: str  # function or custom
+    tool_type: str  # function, custom, or a catalogue call type (spec/core.md section 5.1)
     consumer: str  # who made the last move: a restart recovers only its own calls
     state: State = "STREAMING"
     namespace: str | None = None
     arguments: dict[str, Any] | None = None  # function calls
     input: str | None = None  # custom calls
+    operation: dict[str, Any] | None = None  # apply_patch calls
+    action: dict[str, Any] | None = None  # shell and local_shell calls
+    actions: list[Any] | None = None  # computer calls
+    server_label: str | None = None  # mcp_approval calls
     requires_approval: bool = False
     started: bool = False
     result: Any = None

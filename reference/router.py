@@ -29,6 +29,13 @@ All state that affects routing lives in this module:
     when the stream ends with the call still open. A call *called* at its
     arguments `.done` is then confirmed by its done item, or retracted
     (`error` `call_retracted`, CORE-CALL-12, -13, -14).
+* a catalogue call (`apply_patch_call`, `shell_call`, `local_shell_call`,
+  `computer_call`, `tool_search_call`, `mcp_approval_request`: spec/core.md
+  section 5.1) is an `Item` too, resolved once at its done item from that
+  item's fields alone; its streamed previews (operation diff, shell commands)
+  are passed on and never kept, each preview index a `Part` that is only ever
+  marked done. A shell call outside a local environment, or a tool search the
+  server executes, is *hosted*: it never produces a call, open or done.
 * the consumer slot of the custom-tools profile (spec/custom-tools.md): EMPTY,
   or ACTIVE with one diff consumer bound to one custom call (its item and its
   call id). Its transitions, all in this module:
@@ -87,8 +94,30 @@ from .fields import (
 
 Outcome = dict[str, Any]
 ToolCallPoint = Literal["output_item_done", "arguments_done"]
+CallArguments = Literal["parsed", "json_text"]
+ErrorEvent = Literal["routed", "ends_stream"]
+ItemCorrelation = Literal["item_id", "output_index"]
 
 CALL_TYPES = {"function_call": "function", "custom_tool_call": "custom"}
+# The call catalogue's other client calls (spec/core.md section 5.1): item type -> the
+# tool_type of its tool.call. Their input is the done item's alone (CORE-CALLTYPE-2).
+CATALOGUE_CALL_TYPES = {
+    "apply_patch_call": "apply_patch",
+    "shell_call": "shell",
+    "local_shell_call": "local_shell",
+    "computer_call": "computer",
+    "tool_search_call": "tool_search",
+    "mcp_approval_request": "mcp_approval",
+}
+# The streamed previews of catalogue calls (CORE-CALLTYPE-6): event type -> (item type,
+# the field of its text, the field of its index, or None for the item's one preview).
+PREVIEW_EVENTS = {
+    "response.apply_patch_call_operation_diff.delta": ("apply_patch_call", "delta", None),
+    "response.apply_patch_call_operation_diff.done": ("apply_patch_call", "diff", None),
+    "response.shell_call_command.added": ("shell_call", "command", "command_index"),
+    "response.shell_call_command.delta": ("shell_call", "delta", "command_index"),
+    "response.shell_call_command.done": ("shell_call", "command", "command_index"),
+}
 # The field that carries a call's complete text, in its `.done` event and item.
 COMPLETE_FIELD = {"function_call": "arguments", "custom_tool_call": "input"}
 TERMINAL_EVENTS = {"response.completed", "response.failed", "response.incomplete"}
@@ -135,6 +164,8 @@ UNROUTED = frozenset(
         "response.audio.done",
         "response.audio.transcript.delta",
         "response.audio.transcript.done",
+        "response.shell_call_output_content.delta",
+        "response.shell_call_output_content.done",
     }
 )
 
@@ -237,6 +268,8 @@ class Item:
     done: bool = False
     resolved: bool = False  # it has produced its tool.call or tool.error (CORE-CALL-1)
     called: bool = False  # that outcome was a tool.call
+    hosted: bool = False  # a catalogue item the server runs, as its latest form says (CORE-CALLTYPE-4)
+    phase: str | None = None  # a message's, as its announcement states it (CORE-TEXT-9)
     parts: dict[int, Part] = field(default_factory=dict)
     arguments: Part = field(default_factory=Part)
 
@@ -254,6 +287,13 @@ class Slot:
     item: Item
     call_id: str
     consumer: DiffConsumer
+
+
+def _with_phase(outcome: Outcome, item: Item) -> Outcome:
+    """A text outcome with its message's phase, when the message states one (CORE-TEXT-9)."""
+    if item.phase is not None:
+        outcome["phase"] = item.phase
+    return outcome
 
 
 def _error(code: str | None, message: str) -> Outcome:
@@ -325,6 +365,76 @@ def _nests_deeper(text: str, limit: int) -> bool:
     return False
 
 
+# CORE-CALLTYPE-5: an approval request's call id is its own id, which the answer names.
+_APPROVAL = "mcp_approval_request"
+
+
+def _hosted(item_type: str, item: JSONObject) -> bool:
+    """CORE-CALLTYPE-4: a shell call runs on the client only in a local environment (or
+    none stated: the shell tool's first, local-only form), a tool search only when its
+    `execution` says `client`; whatever else they state is the server's to run."""
+    if item_type == "shell_call":
+        environment = item.get("environment")
+        local = isinstance(environment, dict) and environment.get("type") == "local"
+        return environment is not None and not local
+    return item_type == "tool_search_call" and item.get("execution") != "client"
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
+
+
+_OPERATIONS = {"create_file": True, "update_file": True, "delete_file": False}  # -> carries a diff
+
+
+def _catalogue_input(tool_type: str, done: JSONObject) -> tuple[JSONObject | None, str, str]:
+    """A catalogue call's input fields for its tool.call, read from its done item alone
+    (CORE-CALLTYPE-2): (fields, code, message). A field that is absent is `incomplete`; one
+    of the wrong shape is `invalid_arguments` (CORE-CALLTYPE-7)."""
+    source = {"apply_patch": "operation", "shell": "action", "local_shell": "action"}.get(tool_type)
+    if tool_type == "computer":  # the GA tool states `actions`, the preview tool one `action`
+        source = "actions" if done.get("actions") is not None else "action"
+    elif tool_type in ("tool_search", "mcp_approval"):
+        source = "arguments"
+    assert source is not None
+    value = done.get(source)
+    if value is None:
+        return None, "incomplete", f"the done item has no {source}"
+    if tool_type == "mcp_approval":
+        server_label = done.get("server_label")
+        if not isinstance(value, str) or not isinstance(server_label, str):
+            return None, "invalid_arguments", "an approval request needs string arguments and server_label"
+        arguments, code, message = _parse_arguments(value)  # CORE-CALL-3, -10, -11, CORE-LIMIT-2
+        if arguments is None:
+            return None, code, message
+        return {"arguments": arguments, "server_label": server_label}, "", ""
+    if tool_type == "computer":
+        actions = value if source == "actions" else [value]
+        if not isinstance(actions, list) or not all(
+            isinstance(action, dict) and isinstance(action.get("type"), str) for action in actions
+        ):
+            return None, "invalid_arguments", f"{source} must hold action objects with a string type"
+        fields: JSONObject = {"actions": actions}
+        if isinstance(done.get("pending_safety_checks"), list):
+            fields["pending_safety_checks"] = done["pending_safety_checks"]
+        return fields, "", ""
+    if not isinstance(value, dict):
+        return None, "invalid_arguments", f"{source} must be an object, got {type(value).__name__}"
+    operation_type = value.get("type")
+    if tool_type == "apply_patch" and not (
+        isinstance(operation_type, str)
+        and operation_type in _OPERATIONS
+        and isinstance(value.get("path"), str)
+        and (not _OPERATIONS[operation_type] or isinstance(value.get("diff"), str))
+    ):
+        return None, "invalid_arguments", "operation needs a known type, a string path, and a diff to write"
+    if tool_type == "shell" and not _strings(value.get("commands")):
+        return None, "invalid_arguments", "action.commands must be an array of strings"
+    if tool_type == "local_shell" and not (value.get("type") == "exec" and _strings(value.get("command"))):
+        return None, "invalid_arguments", "action must be of type exec with a command array of strings"
+    return {source: value}, "", ""
+
+
 class Router:
     """Routes one response stream. See the module docstring."""
 
@@ -333,11 +443,18 @@ class Router:
         consumers: ConsumerRegistry | None = None,
         *,
         tool_call_point: ToolCallPoint = "output_item_done",
+        call_arguments: CallArguments = "parsed",
+        error_event: ErrorEvent = "routed",
+        item_correlation: ItemCorrelation = "item_id",
     ) -> None:
         """`consumers`: the diff consumer factory of each custom tool that has one,
         keyed by (namespace, name); see `consumers.consumers_for`."""
         self._consumers = dict(consumers or {})
         self._call_at_arguments_done = tool_call_point == "arguments_done"
+        self._arguments_as_text = call_arguments == "json_text"
+        self._error_ends_stream = error_event == "ends_stream"
+        self._correlate_by_index = item_correlation == "output_index"  # CORE-ITEM-10
+        self._stopped = False  # CORE-ERR-3: an error event ended the stream
         self._events_seen = 0
         self._now_ms = 0  # the stream time (CUSTOM-TIME-1)
         self._slot: Slot | None = None  # the active diff consumer (CUSTOM-SLOT-1)
@@ -352,7 +469,7 @@ class Router:
     # -- the two entry points ------------------------------------------------
 
     def feed(self, event: object) -> list[Outcome]:
-        if self._closed:  # CORE-LIFE-5: end was the last outcome
+        if self._closed or self._stopped:  # CORE-LIFE-5: end was the last outcome; CORE-ERR-3
             return []
         self._events_seen += 1
         try:
@@ -420,6 +537,7 @@ class Router:
         message = required_str(source, "message", where)
         code = optional_str(source, "code", where)
         self._error_seen = True
+        self._stopped = self._error_ends_stream  # CORE-ERR-3: nothing after it is read
         return [_error(code, message)]  # CORE-ERR-1
 
     # -- items ---------------------------------------------------------------
@@ -435,10 +553,12 @@ class Router:
             id=item_id,
             type=item_type,
             output_index=output_index,
-            call_id=optional_str(item, "call_id", "item."),
+            call_id=optional_str(item, "call_id", "item.") if item_type != _APPROVAL else item_id,
             name=optional_str(item, "name", "item."),
             namespace=optional_str(item, "namespace", "item."),
             status=optional_str(item, "status", "item."),  # CORE-ITEM-9: read at done only
+            hosted=_hosted(item_type, item),
+            phase=item["phase"] if type(item.get("phase")) is str else None,  # CORE-TEXT-9: only a label
         )
 
     def _register(self, item: Item) -> None:
@@ -476,7 +596,7 @@ class Router:
         stated = self._announce(done, event)
         complete_field = COMPLETE_FIELD.get(stated.type)
         complete = optional_str(done, complete_field, "item.") if complete_field else None
-        item = self._items.get(stated.id)
+        item = self._items.get(stated.id) or self._correlated(optional_index(event, "output_index"))
         if item is None:  # CORE-ITEM-6
             self._register(item := stated)
         elif item.type != stated.type:  # CORE-ITEM-4
@@ -487,20 +607,14 @@ class Router:
         elif item.done:  # CORE-CALL-1
             raise Violation("duplicate_event", f"item {item.id!r} is already done")
         item.done = True
+        if item.type in CATALOGUE_CALL_TYPES:  # CUSTOM-FIN-2: the slot is left alone
+            return self._catalogue_call(item, stated, done)
         if item.type not in CALL_TYPES:
             return []  # CUSTOM-FIN-2: another item's done leaves the slot alone
-        outcomes: list[Outcome] = []
         # A call made at its arguments .done (CORE-CALL-8): this item confirms it, or not.
         called = item.called
         gains_namespace = item.namespace is None and stated.namespace is not None
-        for name in ("call_id", "name", "namespace"):  # CORE-CALL-4
-            first, again = getattr(item, name), getattr(stated, name)
-            if first is None:
-                setattr(item, name, again)
-                if name == "call_id" and again is not None:
-                    self._item_with_call_id.setdefault(again, item)
-            elif again is not None and again != first:
-                outcomes.append(_error("done_mismatch", f"done item states {name} {again!r}, not {first!r}"))
+        outcomes = self._confirm_identity(item, stated)
         if complete is not None:
             outcomes += self._complete_arguments(item, complete, "the done item's " + str(complete_field))
         item.arguments.done = True
@@ -518,6 +632,51 @@ class Router:
         item.arguments = Part(done=True)
         return outcomes
 
+    def _confirm_identity(self, item: Item, stated: Item) -> list[Outcome]:
+        """CORE-CALL-4: what the announcement lacked comes from the done item; what it
+        stated stands, and a done item that states another is a done_mismatch."""
+        outcomes: list[Outcome] = []
+        for name in ("call_id", "name", "namespace"):
+            first, again = getattr(item, name), getattr(stated, name)
+            if first is None:
+                setattr(item, name, again)
+                if name == "call_id" and again is not None:
+                    self._item_with_call_id.setdefault(again, item)
+            elif again is not None and again != first:
+                outcomes.append(_error("done_mismatch", f"done item states {name} {again!r}, not {first!r}"))
+        return outcomes
+
+    def _catalogue_call(self, item: Item, stated: Item, done: JSONObject) -> list[Outcome]:
+        """A catalogue call's one outcome, from its done item alone (CORE-CALLTYPE-1, -2)."""
+        item.hosted = stated.hosted  # the done item says who runs it (CORE-CALLTYPE-4)
+        if item.hosted:
+            item.resolved = True  # the server's call: never a client call, never incomplete
+            return []
+        outcomes = self._confirm_identity(item, stated)
+        if stated.status in ("incomplete", "failed"):  # CORE-CALLTYPE-3
+            return outcomes + self._resolve_as_error(item, "incomplete", f"the call item is {stated.status}")
+        tool_type = CATALOGUE_CALL_TYPES[item.type]
+        fields, code, message = _catalogue_input(tool_type, done)
+        if item.call_id is None or (tool_type == "mcp_approval" and item.name is None):
+            missing = "call_id" if item.call_id is None else "name"
+            return outcomes + self._resolve_as_error(item, "incomplete", f"the call has no {missing}")
+        if fields is None:
+            return outcomes + self._resolve_as_error(item, code, message)
+        if item.call_id in self._called_ids:  # CORE-CALL-7
+            message = f"call id {item.call_id!r} was already called"
+            return outcomes + self._resolve_as_error(item, "duplicate_call_id", message)
+        item.resolved = item.called = True
+        self._called_ids.add(item.call_id)
+        name = item.name if tool_type == "mcp_approval" else tool_type
+        call = {"kind": "tool.call", "item_id": item.id, "call_id": item.call_id, "name": name}
+        return [*outcomes, {**call, "tool_type": tool_type, **fields}]
+
+    def _correlated(self, output_index: int | None) -> Item | None:
+        """Under `item_correlation: output_index`, the item announced at `output_index` (CORE-ITEM-10)."""
+        if not self._correlate_by_index or output_index is None:
+            return None
+        return self._item_at_output_index.get(output_index)
+
     def _find_item(self, event: JSONObject, item_types: tuple[str, ...]) -> Item:
         """The item an item event belongs to (CORE-ITEM-2, -3, -4, -8)."""
         item_id, output_index = event.get("item_id"), event.get("output_index")
@@ -534,7 +693,7 @@ class Router:
         custom_input = event["type"] in _CUSTOM_INPUT_EVENTS
         call_id = optional_str(event, "call_id") if custom_input else None
         if item_id is not None:
-            item = self._items.get(item_id)
+            item = self._items.get(item_id) or self._correlated(output_index)
             if item is None:
                 raise Violation("unknown_item", f"item {item_id!r} was never announced")
         elif call_id is not None:  # CORE-ITEM-8
@@ -571,15 +730,14 @@ class Router:
         part = item.part(content_index)
         if part.done or item.done:  # CORE-TEXT-6
             raise Violation("late_delta", f"text delta after part {content_index} of {item.id!r} was done")
-        outcomes: list[Outcome] = [
-            {
-                "kind": "text.delta",
-                "item_id": item.id,
-                "output_index": item.output_index if output_index is None else output_index,
-                "content_index": content_index,
-                "delta": delta,
-            }
-        ]  # CORE-TEXT-1
+        routed: Outcome = {
+            "kind": "text.delta",
+            "item_id": item.id,
+            "output_index": item.output_index if output_index is None else output_index,
+            "content_index": content_index,
+            "delta": delta,
+        }  # CORE-TEXT-1
+        outcomes = [_with_phase(routed, item)]
         if not part.dropped and not part.append(delta):  # CORE-LIMIT-3: shown, no longer compared
             message = f"part {content_index} of {item.id!r} passes {MAX_BUFFERED_BYTES} bytes: not compared"
             outcomes.append(_error("too_large", message))
@@ -594,9 +752,8 @@ class Router:
             raise Violation("duplicate_event", f"part {content_index} of {item.id!r} is already done")
         part.done = True
         outcomes = part.check(text, "output_text.done text")  # CORE-TEXT-2
-        outcomes.append(
-            {"kind": "text.done", "item_id": item.id, "content_index": content_index, "text": text}
-        )
+        done: Outcome = {"kind": "text.done", "item_id": item.id, "content_index": content_index}
+        outcomes.append(_with_phase({**done, "text": text}, item))
         return outcomes
 
     def _refusal_delta(self, event: JSONObject) -> list[Outcome]:
@@ -646,6 +803,29 @@ class Router:
         outcome: Outcome = {"kind": "tool.arguments.delta", "item_id": item.id, "delta": delta}
         if self._slot is not None and event_type == "response.custom_tool_call_input.delta":  # CUSTOM-DELTA-1
             return [outcome, *self._consume(item, event, delta)]
+        return [outcome]
+
+    def _preview(self, event: JSONObject) -> list[Outcome]:
+        """A catalogue call's streamed preview (CORE-CALLTYPE-6), never buffered: its deltas
+        (and a shell command's first text) are `tool.arguments.delta`; its `.done` ends it."""
+        event_type = event["type"]
+        item_type, text_field, index_field = PREVIEW_EVENTS[event_type]
+        text = required_str(event, text_field)
+        index = optional_index(event, index_field) if index_field else 0
+        if index is None:
+            raise Violation("malformed_event", f"the event has no {index_field}")
+        item = self._find_item(event, (item_type,))  # CORE-EVT-8: after the fields
+        part = item.part(index)
+        if event_type.endswith(".done"):
+            if part.done or item.done:  # CORE-CALLTYPE-8
+                raise Violation("duplicate_event", f"preview {index} of {item.id!r} is already done")
+            part.done = True
+            return []
+        if part.done or item.done:  # CORE-CALLTYPE-8
+            raise Violation("late_delta", f"preview delta after preview {index} of {item.id!r} was done")
+        outcome: Outcome = {"kind": "tool.arguments.delta", "item_id": item.id, "delta": text}
+        if index_field is not None:
+            outcome[index_field] = index
         return [outcome]
 
     # -- the diff consumer (spec/custom-tools.md) ----------------------------
@@ -733,7 +913,9 @@ class Router:
             "name": item.name,
             "tool_type": CALL_TYPES[item.type],
         }
-        if item.type == "function_call":
+        if item.type == "function_call" and self._arguments_as_text:
+            call["arguments"] = complete  # CORE-JSON-1: the complete source, for its taker to parse
+        elif item.type == "function_call":
             arguments, code, message = _parse_arguments(complete)  # CORE-CALL-3
             if arguments is None:
                 return self._resolve_as_error(item, code, message)
@@ -778,7 +960,8 @@ class Router:
         self._slot = None
         outcomes: list[Outcome] = []
         for item in self._items.values():
-            if item.type not in CALL_TYPES or item.done:
+            is_call = item.type in CALL_TYPES or item.type in CATALOGUE_CALL_TYPES
+            if item.done or item.hosted or not is_call:
                 continue
             if item.called:
                 outcomes.append(self._retracted(item, "the response ended before its done item"))
@@ -821,6 +1004,7 @@ _ROUTES: dict[str, Callable[[Router, JSONObject], list[Outcome]]] = {
     "response.custom_tool_call_input.delta": Router._arguments_delta,
     "response.custom_tool_call_input.done": Router._arguments_done,
 }
+_ROUTES.update(dict.fromkeys(PREVIEW_EVENTS, Router._preview))
 _ROUTES.update(dict.fromkeys(UNROUTED, Router._unrouted))
 
 # Every event type the routing table of spec/core.md names; any other is unknown.

@@ -18,15 +18,11 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .connection import is_step
 from .executor import PENDING, Executor, Tool
 from .ledger import SqliteLedger
 from .router import Outcome
 from .sse import ByteRouter
-
-
-def is_control(step: object) -> bool:
-    """A control step is an object with a string `control` and no `type`."""
-    return isinstance(step, dict) and isinstance(step.get("control"), str) and "type" not in step
 
 
 class ToolFailure(Exception):
@@ -47,7 +43,7 @@ def declared_tool(declared: Mapping[str, Any]) -> Tool | None:
         return copy.deepcopy(declared.get("result"))
 
     return Tool(
-        name=declared["name"],
+        name=declared.get("name", declared["type"]),  # a built-in tool is named by its type
         run=run,
         type=declared["type"],
         namespace=declared.get("namespace"),
@@ -80,7 +76,7 @@ class ExecutionSession:
         return [self._executor.feed(outcomes) for outcomes in self._router.feed_bytes(chunk)]
 
     def feed(self, step: Any) -> list[Outcome]:
-        if not is_control(step):
+        if not is_step(step):
             return self._executor.feed(self._router.feed(step))
         control = step["control"]
         if control == "cancel":

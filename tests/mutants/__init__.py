@@ -60,9 +60,16 @@ def mutant(target: type, name: str, *breaks: str, kind: Kind = "implementation")
 
 def all_mutants() -> list[Mutant]:
     """Every mutant of every profile, in a stable order."""
-    from . import core, custom_tools, execution, producer, sse
+    from . import core, custom_tools, execution, producer, session, sse
 
-    return [*core.MUTANTS, *custom_tools.MUTANTS, *sse.MUTANTS, *execution.MUTANTS, *producer.MUTANTS]
+    return [
+        *core.MUTANTS,
+        *custom_tools.MUTANTS,
+        *sse.MUTANTS,
+        *execution.MUTANTS,
+        *producer.MUTANTS,
+        *session.MUTANTS,
+    ]
 
 
 @cache

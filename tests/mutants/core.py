@@ -11,7 +11,11 @@ requirement.
 
 from __future__ import annotations
 
-from . import Mutant
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from . import Mutant, mutant
 from .independent_router import Fault, IndependentAdapter
 
 
@@ -27,7 +31,150 @@ def _mutant(fault: Fault, breaks: str, description: str, tool_call_point: str = 
     )
 
 
+class _LibraryDesign:
+    """The independent router behind a library design of spec/core.md section 12: each subclass
+    declares an option and hands over one thing the way the option lets it, wrongly."""
+
+    profiles: tuple[str, ...] = ("core",)
+    options: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = IndependentAdapter()(tools)
+        self.deltas: dict[str, list[str]] = {}  # each call's deltas, by item id
+        self.announced: dict[str, dict[str, Any]] = {}  # each item as its output_item.added states it
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        item = event.get("item") if isinstance(event, dict) else None
+        if event_type(event) == "response.output_item.added" and isinstance(item, dict):
+            self.announced.setdefault(str(item.get("id")), item)
+        return self.handed_over(self.router.feed(event))
+
+    def close(self) -> list[dict[str, Any]]:
+        return self.handed_over(self.router.close())
+
+    def handed_over(self, outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for outcome in outcomes:
+            if outcome["kind"] == "tool.arguments.delta":
+                self.deltas.setdefault(outcome["item_id"], []).append(outcome["delta"])
+        return [self.hand_over(outcome) for outcome in outcomes]
+
+    def hand_over(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        """The outcome as the option hands it over: under json_text, a call's arguments as text."""
+        as_text = self.options.get("call_arguments") == "json_text"
+        if as_text and outcome["kind"] == "tool.call" and outcome["tool_type"] == "function":
+            return {**outcome, "arguments": json.dumps(outcome["arguments"])}
+        return outcome
+
+
+def event_type(event: Any) -> Any:
+    return event.get("type") if isinstance(event, dict) else None
+
+
+class ArgumentsTextFromDeltas(_LibraryDesign):
+    """Hands over, as a call's JSON text, the text its deltas built, not its complete source."""
+
+    options: ClassVar[Mapping[str, str]] = {"call_arguments": "json_text"}
+
+    def hand_over(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        if outcome["kind"] == "tool.call" and outcome["tool_type"] == "function":
+            return {**outcome, "arguments": "".join(self.deltas.get(outcome["item_id"], []))}
+        return outcome
+
+
+class OpenCallHandedOver(_LibraryDesign):
+    """Hands a call still open at the end over as a tool.call with the text its deltas built."""
+
+    options: ClassVar[Mapping[str, str]] = {"call_arguments": "json_text"}
+
+    def hand_over(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        item = self.announced.get(outcome.get("item_id", ""), {})
+        if outcome["kind"] == "tool.error" and outcome["code"] == "incomplete" and item.get("name"):
+            text = "".join(self.deltas.get(outcome["item_id"], []))
+            names = {"item_id": outcome["item_id"], "call_id": item.get("call_id"), "name": item["name"]}
+            return {"kind": "tool.call", **names, "tool_type": "function", "arguments": text}
+        return super().hand_over(outcome)
+
+
+class ReadsOnAfterErrorEvent(_LibraryDesign):
+    """Declares that an error event ends the stream, and routes the events after it all the same."""
+
+    options: ClassVar[Mapping[str, str]] = {"error_event": "ends_stream"}
+
+
+class LogprobsTyped(_LibraryDesign):
+    """Decodes a text delta into a type whose `logprobs` is a list: any other value is malformed."""
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        text_event = event_type(event) in ("response.output_text.delta", "response.output_text.done")
+        if text_event and event.get("logprobs") is not None and not isinstance(event["logprobs"], list):
+            return [{"kind": "error", "code": "malformed_event", "message": "logprobs is not a list"}]
+        return super().feed(event)
+
+
+class OutputIndexDeclaredOnly(_LibraryDesign):
+    """Declares correlation by output index, and keys every event by its item id all the same."""
+
+    options: ClassVar[Mapping[str, str]] = {"item_correlation": "output_index"}
+
+
+class ResponseIdPerEvent(_LibraryDesign):
+    """Hands over response ids of its own, a new one for each lifecycle event."""
+
+    options: ClassVar[Mapping[str, str]] = {"response_id": "rewritten"}
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.issued = 0  # response ids handed over
+
+    def hand_over(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        if outcome["kind"] == "lifecycle":
+            self.issued += 1
+            return {**outcome, "response_id": f"resp_gateway{self.issued}"}
+        return outcome
+
+
 MUTANTS: list[Mutant] = [
+    # the call catalogue
+    _mutant(
+        Fault.CATALOGUE_UNROUTED,
+        "CORE-CALLTYPE-1",
+        "knows only function and custom calls: shell, apply_patch and approval items are ignored as hosted",
+    ),
+    _mutant(
+        Fault.PATCH_FROM_DIFF_DONE,
+        "CORE-CALLTYPE-2",
+        "applies the diff of the operation diff's .done event, not the done item's operation",
+    ),
+    _mutant(
+        Fault.CATALOGUE_STATUS_IGNORED,
+        "CORE-CALLTYPE-3",
+        "never reads a catalogue call's status, so an incomplete shell call runs",
+    ),
+    _mutant(
+        Fault.EVERY_SHELL_LOCAL,
+        "CORE-CALLTYPE-4",
+        "takes every shell call for the client's, whatever its environment",
+    ),
+    _mutant(
+        Fault.APPROVAL_WITHOUT_REQUEST_ID,
+        "CORE-CALLTYPE-5",
+        "looks for an approval request's call_id in the item, which has none, so it is refused as incomplete",
+    ),
+    _mutant(
+        Fault.SHELL_ADDED_TEXT_DROPPED,
+        "CORE-CALLTYPE-6",
+        "previews a shell command's deltas but drops the text its .added event starts with",
+    ),
+    _mutant(
+        Fault.CATALOGUE_INPUT_UNCHECKED,
+        "CORE-CALLTYPE-7",
+        "passes a catalogue call's input on unchecked: an operation without a path is a tool.call",
+    ),
+    _mutant(
+        Fault.LATE_PREVIEW_SHOWN,
+        "CORE-CALLTYPE-8",
+        "shows a preview delta that comes after its preview or its call is done",
+    ),
     # intake
     _mutant(
         Fault.GUESS_TEXT_FROM_DELTA,
@@ -126,6 +273,7 @@ MUTANTS: list[Mutant] = [
     ),
     # answer text, refusal and reasoning
     _mutant(Fault.DROP_EMPTY_TEXT_DELTA, "CORE-TEXT-1", "skips an empty text delta (`if not delta: return`)"),
+    _mutant(Fault.PHASE_DROPPED, "CORE-TEXT-9", "shows commentary and the answer alike: no phase on text"),
     _mutant(
         Fault.NO_TEXT_MISMATCH,
         "CORE-TEXT-2",
@@ -358,4 +506,11 @@ MUTANTS: list[Mutant] = [
         "CORE-LIMIT-3",
         "stops showing a text part's deltas once its buffer passes the limit",
     ),
+    # options for library designs (section 12)
+    mutant(ArgumentsTextFromDeltas, "core.json-text-from-deltas", "CORE-JSON-1"),
+    mutant(OpenCallHandedOver, "core.json-text-open-call-handed-over", "CORE-JSON-2"),
+    mutant(ReadsOnAfterErrorEvent, "core.reads-on-after-error-event", "CORE-ERR-3"),
+    mutant(ResponseIdPerEvent, "core.response-id-per-event", "CORE-LIFE-7"),
+    mutant(LogprobsTyped, "core.logprobs-typed", "CORE-TEXT-10"),
+    mutant(OutputIndexDeclaredOnly, "core.output-index-declared-only", "CORE-ITEM-10"),
 ]

@@ -10,10 +10,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import broken_executors
-from streamroute.reference import Outcome, Router, ToolCallPoint
+from streamroute.reference import Outcome, Router
+from streamroute.reference.connection import is_step
 from streamroute.reference.executor import Executor, Tool, Trigger, _outcome
 from streamroute.reference.ledger import UNFINISHED, Ledger, Record, SqliteLedger, State
-from streamroute.reference.session import ExecutionSession, is_control
+from streamroute.reference.router import CALL_TYPES, CATALOGUE_CALL_TYPES
+from streamroute.reference.session import ExecutionSession
 from streamroute.reference.sse import ByteRouter
 
 from . import mutant
@@ -25,7 +27,7 @@ class Execution(ExecutionSession):
     """The reference session claiming execution: what each mutant changes one piece of."""
 
     profiles = ("core", "execution")
-    options: ClassVar[dict[str, ToolCallPoint]] = {}
+    options: ClassVar[dict[str, Any]] = {"call_types": [*CALL_TYPES.values(), *CATALOGUE_CALL_TYPES.values()]}
     executor: ClassVar[type[Executor]] = Executor
 
     def __init__(self, tools: Tools) -> None:
@@ -174,6 +176,33 @@ class AllowsAnyType(Execution):
     """Looks a call up on the allow-list by namespace and name, whatever its type."""
 
     executor = _AllowsAnyType
+
+
+class _CatalogueInputDropped(Executor):
+    def _take(self, call: Outcome) -> list[Outcome]:
+        kept = ("operation", "action", "actions", "server_label")
+        return super()._take({name: value for name, value in call.items() if name not in kept})
+
+
+class CatalogueInputDropped(Execution):
+    """Records and runs a call's arguments or input only, as for function and custom calls."""
+
+    executor = _CatalogueInputDropped
+
+
+class _ApprovalAsDeclared(Executor):
+    def _decide(self, record: Record) -> tuple[Trigger, dict[str, Any]]:
+        trigger, changes = super()._decide(record)
+        tool = self._allowed(record)
+        if trigger == "accept" and tool is not None:
+            changes = {**changes, "requires_approval": tool.requires_approval}
+        return trigger, changes
+
+
+class ApprovalAsDeclared(Execution):
+    """Asks for an approval only when the tool declares one, so an MCP approval request runs at once."""
+
+    executor = _ApprovalAsDeclared
 
 
 class AllowsOfferedTools(Execution):
@@ -400,7 +429,7 @@ class CancelOutlivesTurn(Execution):
 class Retraction(Execution):
     """At tool_call_point arguments_done, where the router retracts calls: what retraction mutants change."""
 
-    options: ClassVar[dict[str, ToolCallPoint]] = {"tool_call_point": "arguments_done"}
+    options: ClassVar[dict[str, Any]] = {"tool_call_point": "arguments_done"}
 
 
 def _record_of(executor: Executor, call_id: object) -> Record | None:
@@ -551,7 +580,7 @@ class DefersRecovery(Execution):
 
     def feed(self, step: Any) -> list[Outcome]:
         outcomes, self._deferred = self._deferred + super().feed(step), []
-        if is_control(step) and step["control"] == "restart":
+        if is_step(step) and step["control"] == "restart":
             self._deferred, outcomes = outcomes, []
         return outcomes
 
@@ -624,6 +653,8 @@ MUTANTS = [
     mutant(AllowsByNameOnly, "exec.allows-by-name-only", "EXEC-CHECK-1"),
     mutant(AllowsAnyType, "exec.allows-any-type", "EXEC-CHECK-1"),
     mutant(AllowsOfferedTools, "exec.allows-offered-tools", "EXEC-CHECK-1"),
+    mutant(CatalogueInputDropped, "exec.catalogue-input-dropped", "EXEC-CALLTYPE-1"),
+    mutant(ApprovalAsDeclared, "exec.approval-as-declared", "EXEC-CALLTYPE-2"),
     mutant(broken_executors.NoValidation, "exec.no-validation", "EXEC-CHECK-2"),
     mutant(PointsAtParent, "exec.points-at-parent", "EXEC-CHECK-2"),
     mutant(PointerUnescaped, "exec.pointer-unescaped", "EXEC-CHECK-2"),

@@ -1,12 +1,13 @@
 """The fuzzer alone against every mutant: which ones generated streams tell from a correct implementation.
 
 An implementation mutant is *found* when `streamroute fuzz` without shrinking
-(conformance/fuzz.py), with `examples` generated streams of the profiles it
-declares at its tool call point and a fixed seed, fails it on one stream; no
-bundled vector takes part. The streams of a seed depend only on the profiles,
-so they are drawn once per set of profiles and judged against every mutant
-that declares it: `fuzz(..., shrink=False)` would draw the same streams for
-each. A checker mutant is found when generated captures tell it from the real
+(conformance/fuzz.py), with `examples` generated cases of the sources its
+declarations reach (streams of its profiles, catalogue calls of its call
+types, sessions) at its tool call point and a fixed seed, fails it on one
+case; no bundled vector takes part. The cases of a seed depend only on the
+sources, so they are drawn once per set of sources and judged against every
+mutant that reaches it: `fuzz(..., shrink=False)` would draw the same cases
+for each. A checker mutant is found when generated captures tell it from the real
 checker (tests/mutants/fuzzing_producer.py).
 """
 
@@ -16,9 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from streamroute.conformance.fuzz import Case, claimed, draw_streams, first_failure
+from streamroute.conformance.fuzz import Case, Sources, claimed, draw_streams, first_failure
 from streamroute.conformance.implementation import Implementation, PythonImplementation
-from streamroute.conformance.strategies import Profile
 
 from . import Mutant, fuzzing_producer
 
@@ -37,25 +37,25 @@ class Finding:
 
 
 class Streams:
-    """The generated streams of one seed, drawn once per set of profiles."""
+    """The generated cases of one seed, drawn once per set of sources."""
 
     def __init__(self, examples: int = EXAMPLES, seed: int = SEED) -> None:
         self.examples = examples
         self.seed = seed
-        self._drawn: dict[tuple[Profile, ...], list[Case]] = {}
+        self._drawn: dict[Sources, list[Case]] = {}
 
-    def of(self, profiles: tuple[Profile, ...]) -> list[Case]:
-        if profiles not in self._drawn:
-            self._drawn[profiles] = draw_streams(profiles, self.examples, self.seed)
-        return self._drawn[profiles]
+    def of(self, sources: Sources) -> list[Case]:
+        if sources not in self._drawn:
+            self._drawn[sources] = draw_streams(sources, self.examples, self.seed)
+        return self._drawn[sources]
 
     def failure(self, implementation: Implementation) -> str | None:
-        """What the first stream the implementation fails shows, in one line; None: it passes all."""
+        """What the first case the implementation fails shows, in one line; None: it passes all."""
         found = first_failure(implementation, self.of(claimed(implementation)))
         if found is None:
             return None
         index, message = found
-        return f"stream {index}: {message.splitlines()[0]}"[:160]
+        return f"case {index}: {message.splitlines()[0]}"[:160]
 
 
 def finds(mutant: Mutant, streams: Streams) -> Finding:

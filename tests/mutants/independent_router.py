@@ -51,6 +51,7 @@ class Fault(Enum):
     CUSTOM_INPUT_TO_OPEN_CALL = "custom-input-to-open-call"
     # text channels
     DROP_EMPTY_TEXT_DELTA = "drop-empty-text-delta"
+    PHASE_DROPPED = "phase-dropped"
     NO_TEXT_MISMATCH = "no-text-done-mismatch"
     MENDS_SPLIT_SURROGATES = "mends-split-surrogates"
     REFUSAL_AS_TEXT = "refusal-as-text"
@@ -90,6 +91,15 @@ class Fault(Enum):
     NO_RETRACT_ON_MISMATCH = "no-retract-on-mismatch"
     NO_RETRACT_AT_END = "no-retract-at-end"
     HOSTED_CALLS_EXECUTED = "hosted-calls-executed"
+    # the call catalogue
+    CATALOGUE_UNROUTED = "catalogue-unrouted"
+    PATCH_FROM_DIFF_DONE = "patch-from-diff-done"
+    CATALOGUE_STATUS_IGNORED = "catalogue-status-ignored"
+    EVERY_SHELL_LOCAL = "every-shell-local"
+    APPROVAL_WITHOUT_REQUEST_ID = "approval-without-request-id"
+    SHELL_ADDED_TEXT_DROPPED = "shell-added-text-dropped"
+    CATALOGUE_INPUT_UNCHECKED = "catalogue-input-unchecked"
+    LATE_PREVIEW_SHOWN = "late-preview-shown"
     # lifecycle and errors
     RESPONSE_REQUIRED = "response-required"
     CANCELLED_IGNORED = "cancelled-status-ignored"
@@ -116,6 +126,15 @@ MAX_BUFFER_BYTES = 1024 * 1024  # CORE-LIMIT-1, CORE-LIMIT-3
 MAX_DEPTH = 128  # CORE-LIMIT-2
 CALL_TOOL_TYPES = {"function_call": "function", "custom_tool_call": "custom"}
 TEXT_FIELD = {"function_call": "arguments", "custom_tool_call": "input"}
+# The call catalogue (spec/core.md section 5.1): item type -> the tool_type of its tool.call.
+CATALOGUE = {
+    "apply_patch_call": "apply_patch",
+    "shell_call": "shell",
+    "local_shell_call": "local_shell",
+    "computer_call": "computer",
+    "tool_search_call": "tool_search",
+    "mcp_approval_request": "mcp_approval",
+}
 LIFECYCLE = ("created", "queued", "in_progress", "completed", "failed", "incomplete")
 TERMINAL = ("completed", "failed", "incomplete")
 
@@ -138,6 +157,7 @@ _UNROUTED_FAMILIES = {
     "mcp_list_tools": ("in_progress", "completed", "failed"),
     "audio": ("delta", "done"),
     "audio.transcript": ("delta", "done"),
+    "shell_call_output_content": ("delta", "done"),
 }
 UNROUTED = frozenset(
     f"response.{family}.{event}" for family, events in _UNROUTED_FAMILIES.items() for event in events
@@ -164,6 +184,8 @@ _ITEM_EVENT = (("item_id", "string"), ("output_index", "index"))
 _PART_EVENT = (*_ITEM_EVENT, ("content_index", "index"))
 _CUSTOM_INPUT_EVENT = (*_ITEM_EVENT, ("call_id", "string"))
 _DELTA = (("delta", "string"),)
+_COMMAND_EVENT = (*_ITEM_EVENT, ("command_index", "index"))
+_COMMAND = (*_COMMAND_EVENT, ("command", "string"))
 _IDENTITY = frozenset(name for name, _ in _CUSTOM_INPUT_EVENT)  # what names an event's item
 # The fields each routed type has: (name, shape), and the ones without which it is malformed.
 _FIELDS: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = {
@@ -180,6 +202,11 @@ _FIELDS: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = {
     "response.function_call_arguments.done": ((*_ITEM_EVENT, ("arguments", "string")), ("arguments",)),
     "response.custom_tool_call_input.delta": ((*_CUSTOM_INPUT_EVENT, *_DELTA), ("delta",)),
     "response.custom_tool_call_input.done": ((*_CUSTOM_INPUT_EVENT, ("input", "string")), ("input",)),
+    "response.apply_patch_call_operation_diff.delta": ((*_ITEM_EVENT, *_DELTA), ("delta",)),
+    "response.apply_patch_call_operation_diff.done": ((*_ITEM_EVENT, ("diff", "string")), ("diff",)),
+    "response.shell_call_command.added": (_COMMAND, ("command_index", "command")),
+    "response.shell_call_command.delta": ((*_COMMAND_EVENT, *_DELTA), ("command_index", "delta")),
+    "response.shell_call_command.done": (_COMMAND, ("command_index", "command")),
     "response.output_item.added": ((("output_index", "index"), ("item", "object")), ("item",)),
     "response.output_item.done": ((("output_index", "index"), ("item", "object")), ("item",)),
     **{f"response.{name}": ((("response", "object"),), ()) for name in LIFECYCLE},
@@ -206,6 +233,19 @@ _APPLIES_TO = {
     "response.function_call_arguments.done": "function_call",
     "response.custom_tool_call_input.delta": "custom_tool_call",
     "response.custom_tool_call_input.done": "custom_tool_call",
+    "response.apply_patch_call_operation_diff.delta": "apply_patch_call",
+    "response.apply_patch_call_operation_diff.done": "apply_patch_call",
+    "response.shell_call_command.added": "shell_call",
+    "response.shell_call_command.delta": "shell_call",
+    "response.shell_call_command.done": "shell_call",
+}
+# The preview events of catalogue calls (CORE-CALLTYPE-6): the field each one shows, or None.
+_PREVIEW_TEXT = {
+    "response.apply_patch_call_operation_diff.delta": "delta",
+    "response.apply_patch_call_operation_diff.done": None,
+    "response.shell_call_command.added": "command",
+    "response.shell_call_command.delta": "delta",
+    "response.shell_call_command.done": None,
 }
 
 
@@ -229,6 +269,44 @@ def _read(
         if values[name] is None:
             raise Refused("malformed_event", f"field {where + name!r} is missing")
     return values
+
+
+# -- the input of catalogue calls (CORE-CALLTYPE-2, -7) ----------------------
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
+
+
+def _operation(value: Any) -> bool:
+    if not isinstance(value, dict) or not isinstance(value.get("path"), str):
+        return False
+    kind = value.get("type")
+    writes = kind in ("create_file", "update_file") and isinstance(value.get("diff"), str)
+    return kind == "delete_file" or writes
+
+
+# The done item's field that holds each catalogue call's input (computer: `actions` or `action`).
+_INPUT_OF = {
+    "apply_patch": "operation",
+    "shell": "action",
+    "local_shell": "action",
+    "tool_search": "arguments",
+    "mcp_approval": "arguments",
+}
+_INPUT_SHAPE: dict[str, Callable[[Any], bool]] = {
+    "apply_patch": _operation,
+    "shell": lambda value: isinstance(value, dict) and _strings(value.get("commands")),
+    "local_shell": lambda value: (
+        isinstance(value, dict) and value.get("type") == "exec" and _strings(value.get("command"))
+    ),
+    "computer": lambda value: (
+        isinstance(value, list)
+        and all(isinstance(action, dict) and isinstance(action.get("type"), str) for action in value)
+    ),
+    "tool_search": lambda value: isinstance(value, dict),
+    "mcp_approval": lambda value: isinstance(value, str),
+}
 
 
 # -- text: sizes and comparison (CORE-TEXT-8, CORE-LIMIT-4) ------------------
@@ -436,8 +514,10 @@ class ItemState:
     namespace: str | None
     done: bool = False
     parts: dict[int, Buffer] = field(default_factory=dict)  # message text parts by content_index
-    parts_done: set[int] = field(default_factory=set)
+    parts_done: set[int] = field(default_factory=set)  # and a catalogue call's previews done
     call: Call | None = None
+    hosted: bool = False  # a catalogue item the server runs (CORE-CALLTYPE-4)
+    phase: str | None = None  # a message's, as announced (CORE-TEXT-9)
 
 
 # -- bytes to events (spec/sse.md) --------------------------------------------
@@ -586,8 +666,10 @@ class IndependentRouter:
             raise Refused("event_after_terminal", f"{kind} after the terminal event")
         if self.has(Fault.ROUTE_VENDOR_SUFFIX) and ":" in kind:
             kind = kind.rsplit(":", 1)[1]
-        if kind not in _FIELDS or (
-            kind == "response.reasoning.delta" and self.has(Fault.OPEN_RESPONSES_REASONING_UNKNOWN)
+        if (
+            kind not in _FIELDS
+            or (kind == "response.reasoning.delta" and self.has(Fault.OPEN_RESPONSES_REASONING_UNKNOWN))
+            or (kind in _PREVIEW_TEXT and self.has(Fault.CATALOGUE_UNROUTED))
         ):
             return self._ignored(event, kind)
         fields, required = _FIELDS[kind]
@@ -607,6 +689,8 @@ class IndependentRouter:
         if kind == "response.output_item.done":
             return self._item_done(values)
         item = self._resolve_item(kind, values)
+        if kind in _PREVIEW_TEXT:
+            return self._preview(kind, item, values)
         if kind in ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta"):
             return self._arguments_delta(item, values["delta"])
         if kind in ("response.function_call_arguments.done", "response.custom_tool_call_input.done"):
@@ -683,9 +767,26 @@ class IndependentRouter:
             fields = (*fields, ("arguments", "string"), ("input", "string"))
         elif done and (identity["type"] in TEXT_FIELD or self.has(Fault.HOSTED_CALLS_EXECUTED)):
             fields = (*fields, (TEXT_FIELD.get(identity["type"], "arguments"), "string"))
+        if identity["type"] in CATALOGUE:
+            identity["hosted"] = self._hosted(identity["type"], item)
+            if self.has(Fault.CATALOGUE_UNROUTED):  # taken for a hosted tool's item (CORE-CALL-9)
+                identity["type"] = "unrouted_" + identity["type"]
         if self.has(Fault.ITEM_FIELDS_UNCHECKED):
-            return {**identity, **{name: item.get(name) for name, _ in fields}}
-        return {**identity, **self._read(item, fields, (), "item.")}
+            stated = {**identity, **{name: item.get(name) for name, _ in fields}}
+        else:
+            stated = {**identity, **self._read(item, fields, (), "item.")}
+        if stated["type"] == "mcp_approval_request" and not self.has(Fault.APPROVAL_WITHOUT_REQUEST_ID):
+            stated["call_id"] = stated["id"]  # CORE-CALLTYPE-5: the answer names the request's id
+        return stated
+
+    def _hosted(self, item_type: str, item: Mapping[str, Any]) -> bool:
+        """CORE-CALLTYPE-4: who runs a catalogue item, as this form of it says."""
+        if item_type == "tool_search_call":
+            return item.get("execution") != "client"
+        environment = item.get("environment")
+        if item_type != "shell_call" or environment is None or self.has(Fault.EVERY_SHELL_LOCAL):
+            return False
+        return not isinstance(environment, dict) or environment.get("type") != "local"
 
     def _announce(self, stated: dict[str, Any], output_index: int | None) -> ItemState:
         """Register an item (CORE-ITEM-1): by id, at its output index, by its call id."""
@@ -697,6 +798,9 @@ class IndependentRouter:
         if item.type in CALL_TOOL_TYPES or (self.has(Fault.HOSTED_CALLS_EXECUTED) and item.name is not None):
             shared = self.has(Fault.ONE_BUFFER_FOR_ALL_CALLS)
             item.call = Call(self.shared_buffer if shared else Buffer(self.faults))
+        elif item.type in CATALOGUE:  # its input is its done item's: nothing is buffered
+            item.hosted = stated["hosted"]
+            item.call = Call(Buffer(self.faults), settled=item.hosted)
         self.items.pop(item.id, None)  # SECOND_ADDED_REPLACES: the new one goes last
         self.items[item.id] = item
         self.by_output_index[output_index] = item
@@ -709,6 +813,9 @@ class IndependentRouter:
         if stated["id"] in self.items and not self.has(Fault.SECOND_ADDED_REPLACES):
             raise Refused("duplicate_event", f"item {stated['id']!r} was announced before")
         item = self._announce(stated, values["output_index"])
+        phase = values["item"].get("phase")
+        if isinstance(phase, str) and not self.has(Fault.PHASE_DROPPED):  # CORE-TEXT-9: a label only
+            item.phase = phase
         if self.has(Fault.FIRE_AT_ADDED) and item.call is not None:
             announced = values["item"].get(TEXT_FIELD.get(item.type, "arguments"))
             return self._produce(item, announced if isinstance(announced, str) and announced else "{}")
@@ -728,15 +835,18 @@ class IndependentRouter:
         elif item.done and not (self.has(Fault.CALL_AGAIN_ON_DUPLICATE_DONE) and item.call is not None):
             raise Refused("duplicate_event", f"item {item.id!r} is already done")
         item.done = True
+        if item.type in CATALOGUE and item.call is not None:
+            return self._catalogue_done(item, item.call, stated, values["item"])
         if item.call is None:
             return []
         return self._call_done(item, item.call, stated)
 
-    def _call_done(self, item: ItemState, call: Call, stated: dict[str, Any]) -> list[Outcome]:
+    def _identity(self, item: ItemState, call: Call, stated: dict[str, Any]) -> tuple[list[Outcome], bool]:
+        """CORE-CALL-4: the done item fills in what the announcement lacked; a different value
+        is a done_mismatch. Also whether the done item contradicts a call already made."""
         outcomes: list[Outcome] = []
-        incomplete = stated["status"] == "incomplete" and not self.has(Fault.IGNORE_ITEM_STATUS)
         contradicted = False  # the done item states another call than the one made at the .done
-        for name in ("call_id", "name", "namespace"):  # CORE-CALL-4
+        for name in ("call_id", "name", "namespace"):
             first, again = getattr(item, name), stated[name]
             if first is None or (again is not None and self.has(Fault.DONE_ITEM_IDENTITY_WINS)):
                 contradicted |= call.fired and first is None and again is not None  # the call lacked it
@@ -748,6 +858,11 @@ class IndependentRouter:
                     _error("done_mismatch", f"the done item states {name} {again!r}, not {first!r}")
                 )
                 contradicted = True
+        return outcomes, contradicted
+
+    def _call_done(self, item: ItemState, call: Call, stated: dict[str, Any]) -> list[Outcome]:
+        incomplete = stated["status"] == "incomplete" and not self.has(Fault.IGNORE_ITEM_STATUS)
+        outcomes, contradicted = self._identity(item, call, stated)
         text, stated_text = call.done_text, stated.get(TEXT_FIELD.get(item.type, "arguments"))
         if text is None and call.deltas.received and self.has(Fault.ARGUMENTS_FROM_DELTAS):
             stated_text = None  # the deltas are taken for the arguments
@@ -822,13 +937,14 @@ class IndependentRouter:
     ) -> Outcome:
         if output_index is None and not self.has(Fault.INDEXES_FROM_EVENT_ONLY):
             output_index = item.output_index  # CORE-ITEM-7
-        return {
+        outcome = {
             "kind": "text.delta",
             "item_id": item.id,
             "output_index": output_index,
             "content_index": index,
             "delta": delta,
         }
+        return outcome if item.phase is None else {**outcome, "phase": item.phase}
 
     def _channel(self, kind: str, item: ItemState, values: dict[str, Any]) -> list[Outcome]:
         index_field = "summary_index" if "summary_index" in values else "content_index"
@@ -873,7 +989,8 @@ class IndependentRouter:
         outcomes: list[Outcome] = []
         if not part.agrees(text) and not self.has(Fault.NO_TEXT_MISMATCH):  # CORE-TEXT-2
             outcomes.append(_error("done_mismatch", f"text {text!r:.60} disagrees with its deltas"))
-        return [*outcomes, {"kind": "text.done", "item_id": item.id, "content_index": index, "text": text}]
+        done = {"kind": "text.done", "item_id": item.id, "content_index": index, "text": text}
+        return [*outcomes, done if item.phase is None else {**done, "phase": item.phase}]
 
     # -- arguments and calls --
 
@@ -956,6 +1073,102 @@ class IndependentRouter:
         self.called.add(item.call_id)
         return [outcome]
 
+    # -- the call catalogue (spec/core.md section 5.1) --
+
+    def _preview(self, kind: str, item: ItemState, values: dict[str, Any]) -> list[Outcome]:
+        """CORE-CALLTYPE-6, -8: shown, never kept; one preview per command (the diff is one)."""
+        index = values.get("command_index") or 0
+        finished = index in item.parts_done or item.done
+        shown = _PREVIEW_TEXT[kind]
+        if shown is None:
+            if finished:
+                raise Refused("duplicate_event", f"preview {index} of {item.id!r} was done before")
+            item.parts_done.add(index)
+            if item.call is not None and "diff" in values:
+                item.call.done_text = values["diff"]  # kept only for PATCH_FROM_DIFF_DONE
+            return []
+        if kind == "response.shell_call_command.added" and self.has(Fault.SHELL_ADDED_TEXT_DROPPED):
+            return []
+        if finished and not self.has(Fault.LATE_PREVIEW_SHOWN):
+            raise Refused("late_delta", f"preview delta after preview {index} of {item.id!r} was done")
+        outcome: Outcome = {"kind": "tool.arguments.delta", "item_id": item.id, "delta": values[shown]}
+        if "command_index" in values:
+            outcome["command_index"] = index
+        return [outcome]
+
+    def _catalogue_done(
+        self, item: ItemState, call: Call, stated: dict[str, Any], done: Mapping[str, Any]
+    ) -> list[Outcome]:
+        """A catalogue call's one outcome, from the done item alone (CORE-CALLTYPE-1 .. -5, -7)."""
+        item.hosted = stated["hosted"]
+        if item.hosted:  # CORE-CALLTYPE-4
+            call.settled = True
+            return []
+        outcomes, _ = self._identity(item, call, stated)
+        call.complete = call.settled = True
+        if call.outcome is not None:
+            return outcomes
+        tool_type = CATALOGUE[item.type]
+        ignores_status = self.has(Fault.CATALOGUE_STATUS_IGNORED)
+        if stated["status"] in ("incomplete", "failed") and not ignores_status:  # CORE-CALLTYPE-3
+            return outcomes + self._tool_error(item, "incomplete", f"the done item is {stated['status']}")
+        if item.call_id is None or (item.name is None and tool_type == "mcp_approval"):
+            return outcomes + self._tool_error(item, "incomplete", "the call has no call id or name")
+        try:
+            fields = self._catalogue_fields(tool_type, done)
+        except Refused as refused:
+            return outcomes + self._tool_error(item, refused.code, str(refused))
+        if item.call_id in self.called:  # CORE-CALL-7
+            return outcomes + self._tool_error(item, "duplicate_call_id", f"{item.call_id!r} was called")
+        name = item.name if tool_type == "mcp_approval" else tool_type
+        if "operation" in fields and call.done_text is not None and self.has(Fault.PATCH_FROM_DIFF_DONE):
+            fields["operation"] = {**fields["operation"], "diff": call.done_text}
+        call.outcome = "tool.call"
+        self.called.add(item.call_id)
+        return [
+            *outcomes,
+            {
+                "kind": "tool.call",
+                "item_id": item.id,
+                "call_id": item.call_id,
+                "name": name,
+                "tool_type": tool_type,
+                **fields,
+            },
+        ]
+
+    def _catalogue_fields(self, tool_type: str, done: Mapping[str, Any]) -> dict[str, Any]:
+        """The tool.call fields of a catalogue call (CORE-CALLTYPE-2, -7); Refused when it has none."""
+        if tool_type == "computer":  # the preview tool's one action is a list of one
+            name = "actions" if done.get("actions") is not None else "action"
+        else:
+            name = _INPUT_OF[tool_type]
+        value: Any = done.get(name)
+        if value is None:
+            raise Refused("incomplete", f"the done item has no {name}")
+        if tool_type == "computer" and name == "action":
+            value = [value]
+        if not _INPUT_SHAPE[tool_type](value) and not self.has(Fault.CATALOGUE_INPUT_UNCHECKED):
+            raise Refused("invalid_arguments", f"the done item's {name} is not of its shape")
+        if tool_type == "computer":
+            checks = done.get("pending_safety_checks")
+            fields = {"actions": value}
+            return fields if not isinstance(checks, list) else {**fields, "pending_safety_checks": checks}
+        if tool_type != "mcp_approval":
+            return {name: value}
+        label = done.get("server_label")
+        if not isinstance(label, str):
+            raise Refused("invalid_arguments", "an approval request names its server_label")
+        if nesting_depth(value, self.faults) > MAX_DEPTH:
+            raise Refused("too_deep", f"the arguments nest deeper than {MAX_DEPTH} levels")
+        try:
+            arguments = parse_json(value, self.faults)
+        except NotJSON as problem:
+            raise Refused("invalid_json", f"the arguments are not JSON: {problem}") from None
+        if not isinstance(arguments, dict):
+            raise Refused("invalid_arguments", "the arguments are not a JSON object")
+        return {"arguments": arguments, "server_label": label}
+
     def _tool_error(self, item: ItemState, code: str, message: str) -> list[Outcome]:
         assert item.call is not None
         item.call.outcome = "tool.error"
@@ -992,8 +1205,9 @@ class IndependentAdapter:
     profiles: tuple[str, ...] = ("core", "sse")
 
     @property
-    def options(self) -> dict[str, str]:
-        return {"tool_call_point": self.tool_call_point}
+    def options(self) -> dict[str, Any]:
+        call_types = [*CALL_TOOL_TYPES.values(), *CATALOGUE.values()]
+        return {"tool_call_point": self.tool_call_point, "call_types": call_types}
 
     def __call__(self, tools: Sequence[Mapping[str, Any]]) -> IndependentRouter:
         return IndependentRouter(self.faults, at_arguments_done=self.tool_call_point == "arguments_done")

@@ -308,6 +308,21 @@ class DonePartUnchecked(Variant):
         super()._part_done(item, family, index, {**part, "type": None})
 
 
+# -- catalogue calls' previews (section 7) -----------------------------------------------
+
+
+class ShellCommandStartUnchecked(Unchecked):
+    """Takes a shell command's deltas whether or not its .added began it."""
+
+    rule = "PROD-CALLTYPE-1"
+
+
+class CatalogueDoneItemUnchecked(Unchecked):
+    """Never compares a done apply_patch or shell call with the previews it streamed."""
+
+    rule = "PROD-CALLTYPE-2"
+
+
 def _checker(target: type, name: str, *breaks: str) -> Any:
     return mutant(target, name, *breaks, kind="checker")
 
@@ -342,4 +357,6 @@ MUTANTS = [
     _checker(DoneItemTextUnchecked, "prod.done-item-text-unchecked", "PROD-DONE-1"),
     _checker(DoneItemIdentityUnchecked, "prod.done-item-identity-unchecked", "PROD-DONE-1"),
     _checker(DonePartUnchecked, "prod.done-part-unchecked", "PROD-DONE-1"),
+    _checker(ShellCommandStartUnchecked, "prod.shell-command-start-unchecked", "PROD-CALLTYPE-1"),
+    _checker(CatalogueDoneItemUnchecked, "prod.catalogue-done-item-unchecked", "PROD-CALLTYPE-2"),
 ]
