@@ -4,7 +4,9 @@ A router sits on the hot path of every streamed token, so the benchmark asks
 three questions of the same streams, in one process and one run:
 
 * floor (a): `json.loads` of every event's data payload, and nothing else.
-  Any router fed JSON text pays at least this.
+  Any router fed JSON text pays at least this. Beside it (a'), the C scanner
+  the reference decodes each payload with (`scan_value`), without the
+  checks `json.loads` wraps around it.
 * reference (b): the full path, SSE bytes in 16 KiB reads through the
   reference decoder and router to outcomes (`ByteRouter(Router(...))`).
   Beside it, two parts of it: JSON text to outcomes (`Router.feed` of each
@@ -25,11 +27,25 @@ stream is routed twice: as the SDK routes it, and with the catalogue's
 `patch` preview consumer, so that the throttled preview is really built. The
 SDK previews nothing, so that row does more work than (c) and is left out of
 the `all` row. Each is measured at 1x and 10x its size (d), since nothing
-may grow faster than linearly. Every figure is the median of the repeats.
+may grow faster than linearly.
+
+Every time is CPU time (`time.process_time`), so that what other processes
+do on a shared machine counts as little as it can. Each repeat runs every
+path of every workload in turn; a ratio is taken within each repeat and
+reported as its median and spread (min-max) over the repeats, and a rate is
+of the median time.
 Peak memory is the `tracemalloc` peak while the full path routes a stream of
 calls carrying 10 MiB of arguments; the stream's bytes exist before it
 starts, and outcomes are dropped as they come, as a client that acts on them
 does.
+
+The suite's own cost: `streamroute run` over the bundled vectors (or
+`--vectors`), in a process of its own each time and measured by its CPU time
+(`getrusage` of the child, start-up included), against parsing the same
+files' YAML as the harness reads them (`read_yaml`), in each repeat; the
+target is at most 3 times. A run after the first finds each file's checked
+content in its cache (a run not measured fills it first); the first run,
+with an empty cache, is reported beside it.
 """
 
 from __future__ import annotations
@@ -37,21 +53,29 @@ from __future__ import annotations
 import gc
 import importlib
 import json
+import math
 import os
 import platform
 import random
+import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 from streamroute.reference.consumers import consumers_for
-from streamroute.reference.fields import loads_strict
+from streamroute.reference.fields import loads_strict, scan_value
 from streamroute.reference.router import Router
 from streamroute.reference.sse import ByteRouter
+
+from .schemas import BUNDLED_VECTORS
+from .vectors import SUFFIX, read_yaml
 
 READ_SIZE = 16 * 1024  # bytes per network read fed to the decoder
 MEMORY_CALLS = 16  # the memory stream's calls: 640 KiB of arguments each, under CORE-LIMIT-1
@@ -259,6 +283,19 @@ def floor(workload: Workload) -> Callable[[], int]:
     return run
 
 
+def scanner_floor(workload: Workload) -> Callable[[], int]:
+    """(a') the C scanner the reference decodes each payload with (`scan_value`, what
+    `loads_strict` calls), and nothing else: the floor without `json.loads`'s wrapping."""
+    payloads = workload.payloads
+
+    def run() -> int:
+        for text in payloads:
+            scan_value(text, 0)
+        return len(payloads)
+
+    return run
+
+
 def _reads(data: bytes) -> list[bytes]:
     return [data[start : start + READ_SIZE] for start in range(0, len(data), READ_SIZE)]
 
@@ -345,16 +382,24 @@ def sdk_version() -> str | None:
         return None
 
 
-def _median_seconds(runs: Sequence[Callable[[], int]], repeats: int) -> list[float]:
-    """Each run's median time over `repeats`, the runs interleaved so drift hits them alike."""
-    times: list[list[float]] = [[] for _ in runs]
+def _cpu_seconds(runs: Sequence[Callable[[], object]], repeats: int) -> list[list[float]]:
+    """Each run's CPU time (`time.process_time`) in each repeat. Every repeat runs all of them in
+    turn, so that whatever else the machine does falls on each alike, and a ratio of two runs is
+    taken within one repeat."""
+    samples: list[list[float]] = [[] for _ in runs]
     for _ in range(repeats):
-        for run, sample in zip(runs, times, strict=True):
+        for run, sample in zip(runs, samples, strict=True):
             gc.collect()
-            start = time.perf_counter()
+            start = time.process_time()
             run()
-            sample.append(time.perf_counter() - start)
-    return [statistics.median(sample) for sample in times]
+            sample.append(time.process_time() - start)
+    return samples
+
+
+def paired(numerator: Sequence[float], denominator: Sequence[float]) -> dict[str, Any]:
+    """numerator/denominator in each repeat, with their median and spread (min and max)."""
+    ratios = [a / b if b > 0 else math.inf for a, b in zip(numerator, denominator, strict=True)]
+    return {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios), "per_repeat": ratios}
 
 
 def peak_memory(arguments_bytes: int) -> dict[str, Any]:
@@ -382,37 +427,64 @@ def peak_memory(arguments_bytes: int) -> dict[str, Any]:
 
 
 def _rate(events: int, seconds: float) -> float:
-    return events / seconds if seconds > 0 else float("inf")
+    return events / seconds if seconds > 0 else math.inf
 
 
-_PATHS = ("floor", "full", "json", "router")
+# Each path of a workload, built from it; `sdk` only when the openai package is there.
+_PATHS: dict[str, Callable[[Workload], Callable[[], int]]] = {
+    "floor": floor,
+    "scanner": scanner_floor,
+    "full": full_path,
+    "json": json_path,
+    "router": router_alone,
+}
+# The ratios: name, numerator, denominator. Of throughput (b/a is the time of a over the time
+# of b), except growth, which is of time.
+_RATIOS = (
+    ("full_over_floor", "floor", "full"),
+    ("full_over_scanner", "scanner", "full"),
+    ("json_over_floor", "floor", "json"),
+    ("router_over_floor", "floor", "router"),
+    ("full_over_sdk", "sdk", "full"),
+    ("json_over_sdk", "sdk", "json"),
+    ("growth_10x", "full_10x", "full"),
+    ("json_growth_10x", "json_10x", "json"),
+)
 
 
-def run(scale: float = 1.0, repeats: int = 5, memory_bytes: int = 10 * MIB) -> dict[str, Any]:
-    """Measure every workload at `scale` and 10 times that; see the module docstring."""
-    rows = []
-    totals: dict[str, float] = dict.fromkeys(("events", *_PATHS, "sdk", "full_10x", "json_10x"), 0.0)
-    sdk_available = True
-    for make in WORKLOADS:
-        small, large = make(scale), make(scale * 10)
-        paths = [floor(small), full_path(small), json_path(small), router_alone(small)]
-        paths += [full_path(large), json_path(large)]
+def run(
+    scale: float = 1.0,
+    repeats: int = 5,
+    memory_bytes: int = 10 * MIB,
+    vectors: Sequence[Path] = (BUNDLED_VECTORS,),
+) -> dict[str, Any]:
+    """Measure every workload at `scale` and 10 times that, and the suite's run over `vectors`;
+    see the module docstring."""
+    smalls = [make(scale) for make in WORKLOADS]
+    runs: list[tuple[int, str, Callable[[], int]]] = []
+    for index, make in enumerate(WORKLOADS):
+        small, large = smalls[index], make(scale * 10)
+        runs += [(index, name, build(small)) for name, build in _PATHS.items()]
+        runs += [(index, "full_10x", full_path(large)), (index, "json_10x", json_path(large))]
         sdk = sdk_path(small)
         if sdk is not None:
-            paths.append(sdk)
-        seconds = _median_seconds(paths, repeats)
-        measured = dict(zip((*_PATHS, "full_10x", "json_10x", "sdk"), seconds, strict=False))  # sdk: maybe
-        sdk_available = sdk_available and sdk is not None
-        events = len(small.payloads)
-        row = {"workload": small.name, **_figures(events, measured), "bytes": len(small.sse)}
-        rows.append({**row, "previews": small.previews})
-        if not small.previews:  # `all` is each stream once, routed as the SDK routes it
-            totals["events"] += events
-            for name, value in measured.items():
-                totals[name] += value
-    events = int(totals["events"])
-    if not sdk_available:
-        del totals["sdk"]
+            runs.append((index, "sdk", sdk))
+    samples = _cpu_seconds([path for _, _, path in runs], repeats)
+    seconds: list[dict[str, list[float]]] = [{} for _ in WORKLOADS]
+    for (index, name, _), sample in zip(runs, samples, strict=True):
+        seconds[index][name] = sample
+    rows = [
+        {"workload": small.name, **_figures(len(small.payloads), measured), "bytes": len(small.sse)}
+        | {"previews": small.previews}
+        for small, measured in zip(smalls, seconds, strict=True)
+    ]
+    routed = [measured for small, measured in zip(smalls, seconds, strict=True) if not small.previews]
+    totals = {  # `all` is each stream once, routed as the SDK routes it, repeat by repeat
+        name: [sum(values) for values in zip(*(measured[name] for measured in routed), strict=True)]
+        for name in routed[0]
+    }
+    events = sum(len(small.payloads) for small in smalls if not small.previews)
+    sdk_available = "sdk" in totals
     return {
         "machine": {
             "python": platform.python_version(),
@@ -421,29 +493,78 @@ def run(scale: float = 1.0, repeats: int = 5, memory_bytes: int = 10 * MIB) -> d
             "cpus": os.cpu_count(),
             "openai": sdk_version() if sdk_available else None,
         },
+        "clock": "CPU time of this process (time.process_time); the suite's run: of its process",
         "scale": scale,
         "repeats": repeats,
         "read_size": READ_SIZE,
         "workloads": rows,
         "all": {"workload": "all", **_figures(events, totals)},
         "memory": peak_memory(memory_bytes),
+        "suite": suite_cost(vectors, repeats),
     }
 
 
-def _figures(events: int, seconds: dict[str, float]) -> dict[str, Any]:
-    """Events a second on each path, and the ratios (of throughput: time a over time b is b/a)."""
-    sdk = seconds.get("sdk")
+def _figures(events: int, seconds: dict[str, list[float]]) -> dict[str, Any]:
+    """The median CPU time of each path, its events a second, and the ratios paired per repeat."""
+    medians = {name: statistics.median(sample) for name, sample in seconds.items()}
     return {
         "events": events,
-        "seconds": {name: value for name, value in seconds.items() if name != "events"},
-        "eps": {name: _rate(events, seconds[name]) for name in (*_PATHS, "sdk") if name in seconds},
-        "full_over_floor": seconds["floor"] / seconds["full"],
-        "json_over_floor": seconds["floor"] / seconds["json"],
-        "router_over_floor": seconds["floor"] / seconds["router"],
-        "full_over_sdk": None if sdk is None else sdk / seconds["full"],
-        "json_over_sdk": None if sdk is None else sdk / seconds["json"],
-        "growth_10x": seconds["full_10x"] / seconds["full"],
-        "json_growth_10x": seconds["json_10x"] / seconds["json"],
+        "seconds": medians,
+        "eps": {name: _rate(events, medians[name]) for name in (*_PATHS, "sdk") if name in medians},
+        **{
+            name: paired(seconds[top], seconds[bottom]) if top in seconds else None
+            for name, top, bottom in _RATIOS
+        },
+    }
+
+
+# -- the suite's cost: `streamroute run` against parsing the vectors' YAML -----------
+
+SUITE_TARGET = 3.0  # `streamroute run` costs at most this many times the parse of its YAML
+
+
+def _child_seconds(command: Sequence[str], env: dict[str, str]) -> float:
+    """The CPU time (user and system) of `command`, run to its end as a child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):  # 1: some vector failed, which costs the same to find
+        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+        raise RuntimeError(f"{' '.join(command)} exited with {done.returncode}: {''.join(tail)}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def suite_cost(roots: Sequence[Path], repeats: int) -> dict[str, Any]:
+    """`streamroute run` over the vector files in `roots`, each time in a new process, against
+    parsing their YAML in this one, and the ratio of the two in each repeat. `run` is measured
+    as a user finds it after the first run, whose checks of each file's content it remembers
+    (a run not measured comes first), and as that first run, with an empty cache of its own."""
+    texts = [path.read_text(encoding="utf-8") for root in roots for path in sorted(root.rglob("*" + SUFFIX))]
+    command = [sys.executable, "-m", "streamroute.conformance.cli", "run"]
+    command += [part for root in roots for part in ("--vectors", str(root))]
+    warm = dict(os.environ)
+    _child_seconds(command, warm)
+    parse, runs, first_runs = [], [], []
+    for _ in range(repeats):
+        gc.collect()
+        start = time.process_time()
+        for text in texts:
+            read_yaml(text)
+        parse.append(time.process_time() - start)
+        runs.append(_child_seconds(command, warm))
+        with tempfile.TemporaryDirectory() as empty:
+            first_runs.append(_child_seconds(command, {**warm, "XDG_CACHE_HOME": empty}))
+    ratio = paired(runs, parse)
+    return {
+        "files": len(texts),
+        "vectors": [str(root) for root in roots],
+        "yaml_seconds": parse,
+        "run_seconds": runs,
+        "first_run_seconds": first_runs,
+        "run_over_yaml": ratio,
+        "first_run_over_yaml": paired(first_runs, parse),
+        "target": SUITE_TARGET,
+        "within_target": ratio["median"] <= SUITE_TARGET,
     }
 
 
@@ -451,47 +572,59 @@ def _number(value: float | None, digits: int = 2) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
+def _spread(ratio: dict[str, Any] | None, digits: int = 2) -> str:
+    """A paired ratio as `median (min-max)`."""
+    if ratio is None:
+        return "n/a"
+    return f"{ratio['median']:.{digits}f} ({ratio['min']:.{digits}f}-{ratio['max']:.{digits}f})"
+
+
 def _eps(value: float | None) -> str:
     return "n/a" if value is None else f"{value:,.0f}"
 
 
 def table(result: dict[str, Any]) -> str:
-    """The result as a Markdown table and a few lines around it."""
+    """The result as Markdown tables and a few lines around them."""
     machine = result["machine"]
     sdk = f"openai {machine['openai']}" if machine["openai"] else "openai not installed: (c) unavailable"
     lines = [
         f"Python {machine['python']} ({machine['implementation']}) on {machine['platform']}, "
-        f"{machine['cpus']} CPUs; {sdk}; scale {result['scale']:g}, median of {result['repeats']}",
+        f"{machine['cpus']} CPUs; {sdk}; scale {result['scale']:g}; CPU time, {result['repeats']} "
+        "repeats, every path in each",
         "",
-        "events a second:",
+        "events a second (median CPU time):",
         "",
-        "| workload | events | (a) json.loads | (b) SSE bytes to outcomes | JSON text to outcomes "
-        "| router alone | (c) openai SDK |",
-        "|---|--:|--:|--:|--:|--:|--:|",
+        "| workload | events | (a) json.loads | (a') C scanner | (b) SSE bytes to outcomes "
+        "| JSON text to outcomes | router alone | (c) openai SDK |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|",
     ]
     routed = [row for row in result["workloads"] if not row["previews"]]
     rows = [*routed, result["all"], *(row for row in result["workloads"] if row["previews"])]
     for row in rows:
         eps = row["eps"]
         lines.append(
-            f"| {row['workload']} | {row['events']:,} | {_eps(eps['floor'])} | {_eps(eps['full'])} "
-            f"| {_eps(eps['json'])} | {_eps(eps['router'])} | {_eps(eps.get('sdk'))} |"
+            f"| {row['workload']} | {row['events']:,} | {_eps(eps['floor'])} | {_eps(eps['scanner'])} "
+            f"| {_eps(eps['full'])} | {_eps(eps['json'])} | {_eps(eps['router'])} | {_eps(eps.get('sdk'))} |"
         )
     lines += [
         "",
-        "ratios (throughput; 10x/1x is time):",
+        "ratios, paired per repeat: median (min-max); of throughput, 10x/1x of time:",
         "",
-        "| workload | b/a | JSON/a | router/a | b/c | JSON/c | 10x/1x (b) | 10x/1x (JSON) |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|",
+        "| workload | b/a | b/a' | JSON/a | router/a | b/c | JSON/c | 10x/1x (b) | 10x/1x (JSON) |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for row in rows:
         lines.append(
-            f"| {row['workload']} | {_number(row['full_over_floor'])} | {_number(row['json_over_floor'])} "
-            f"| {_number(row['router_over_floor'])} | {_number(row['full_over_sdk'], 1)} "
-            f"| {_number(row['json_over_sdk'], 1)} | {_number(row['growth_10x'])} "
-            f"| {_number(row['json_growth_10x'])} |"
+            f"| {row['workload']} | {_spread(row['full_over_floor'])} | {_spread(row['full_over_scanner'])} "
+            f"| {_spread(row['json_over_floor'])} | {_spread(row['router_over_floor'])} "
+            f"| {_spread(row['full_over_sdk'], 1)} | {_spread(row['json_over_sdk'], 1)} "
+            f"| {_spread(row['growth_10x'])} | {_spread(row['json_growth_10x'])} |"
         )
-    memory = result["memory"]
+    memory, suite = result["memory"], result["suite"]
+    run_seconds, yaml_seconds = (
+        statistics.median(suite["run_seconds"]),
+        statistics.median(suite["yaml_seconds"]),
+    )
     lines += [
         "",
         f"`all` is {', '.join(row['workload'] for row in routed)}. The rows after it also run a diff "
@@ -500,15 +633,32 @@ def table(result: dict[str, Any]) -> str:
         f"Peak memory (tracemalloc) routing the SSE bytes of {MEMORY_CALLS} calls carrying "
         f"{memory['arguments_bytes'] / MIB:g} MiB of arguments ({memory['stream_bytes'] / MIB:.1f} MiB "
         f"on the wire): {memory['peak_bytes'] / MIB:.1f} MiB, {memory['ratio']:.2f} times the arguments.",
+        "",
+        f"`streamroute run` over {suite['files']} vector files ({', '.join(suite['vectors'])}), CPU time of "
+        f"its process, start-up included, against parsing their YAML: "
+        f"{run_seconds:.2f} s against {yaml_seconds:.2f} s (medians), "
+        f"{_spread(suite['run_over_yaml'])} times; the first run, its cache empty: "
+        f"{_spread(suite['first_run_over_yaml'])} times. Within {suite['target']:g}x: "
+        f"{'yes' if suite['within_target'] else 'no'}.",
     ]
     return "\n".join(lines) + "\n"
 
 
-def main(scale: float, repeats: int, output: str | None, memory_mib: float = 10) -> int:
-    result = run(scale, repeats, int(memory_mib * MIB))
-    sys.stdout.write(table(result))
+def main(
+    scale: float,
+    repeats: int,
+    output: TextIO | None,
+    memory_mib: float = 10,
+    vectors: Sequence[Path] = (BUNDLED_VECTORS,),
+) -> int:
+    """Run the benchmark and print its tables; `output`, opened before any work (so that a file
+    that cannot be written fails at once), receives the figures as JSON. With stdout as the
+    output, the tables go to stderr."""
+    result = run(scale, repeats, int(memory_mib * MIB), vectors)
+    (sys.stderr if output is sys.stdout else sys.stdout).write(table(result))
     if output is not None:
-        with open(output, "w", encoding="utf-8") as file:
-            json.dump(result, file, indent=2)
-            file.write("\n")
+        output.truncate(0)  # the file was opened to append, so that nothing was lost before now
+        json.dump(result, output, indent=2)
+        output.write("\n")
+        output.flush()
     return 0

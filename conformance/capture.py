@@ -14,8 +14,9 @@ implementation under test.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -51,6 +52,9 @@ ITEM_TYPES: dict[str, tuple[str, ...]] = {
     "response.file_search_call": ("file_search_call",),
     "response.web_search_call": ("web_search_call",),
     "response.image_generation_call": ("image_generation_call",),
+    "response.apply_patch_call_operation_diff": ("apply_patch_call",),
+    "response.shell_call_command": ("shell_call",),
+    "response.shell_call_output_content": ("shell_call_output",),
 }
 # Part families and the field that indexes their parts (section 6).
 PARTS = {"response.content_part": "content_index", "response.reasoning_summary_part": "summary_index"}
@@ -63,6 +67,7 @@ class TextFamily:
     index: str | None  # the field telling the texts of one item apart
     complete: str  # the `.done` event's field holding the whole text
     part: str | None  # the part family the text lives in, if it must be open (PROD-PART-2)
+    start: str | None = None  # the `.added` event's field that begins the text (PROD-CALLTYPE-1)
 
 
 TEXTS = {
@@ -75,6 +80,8 @@ TEXTS = {
     "response.custom_tool_call_input": TextFamily(None, "input", None),
     "response.mcp_call_arguments": TextFamily(None, "arguments", None),
     "response.code_interpreter_call_code": TextFamily(None, "code", None),
+    "response.apply_patch_call_operation_diff": TextFamily(None, "diff", None),
+    "response.shell_call_command": TextFamily("command_index", "command", None, start="command"),
 }
 # A part's type -> the text family that states its text, and the part's field holding it (PROD-DONE-1).
 PART_TEXT = {
@@ -83,6 +90,26 @@ PART_TEXT = {
     "reasoning_text": ("response.reasoning_text", "text"),
     "summary_text": ("response.reasoning_summary_text", "text"),
 }
+# A catalogue call's type -> its preview family, and where its done item states the previewed text.
+CATALOGUE_PREVIEWS = {
+    "apply_patch_call": ("response.apply_patch_call_operation_diff", "operation", "diff"),
+    "shell_call": ("response.shell_call_command", "action", "commands"),
+}
+# Text families that need no part, but close before their content part when one is opened (PROD-PART-2).
+OPEN_PART = {
+    "response.reasoning_text": "response.content_part",
+    "response.reasoning": "response.content_part",
+}
+
+
+def _stated_text(part: object) -> str | None:
+    """The text a part of a done item states, when it is a part of a known type with one."""
+    if not isinstance(part, dict) or part.get("type") not in PART_TEXT:
+        return None
+    text = part.get(PART_TEXT[part["type"]][1])
+    return text if isinstance(text, str) else None
+
+
 # A call item's type -> the text family of its arguments or input, and the item's field holding it.
 CALL_TEXT = {
     "function_call": ("response.function_call_arguments", "arguments"),
@@ -147,15 +174,18 @@ def read_sse(data: bytes) -> tuple[list[Captured], list[Violation]]:
     ]
 
 
+_BOM = "\ufeff".encode()
+
+
 def read_jsonl(data: bytes) -> tuple[list[Captured], list[Violation]]:
     # Not str.splitlines(): U+2028 may appear raw inside a JSON string.
-    lines = data.decode("utf-8", "replace").split("\n")
+    lines = data.removeprefix(_BOM).decode("utf-8", "replace").split("\n")  # an editor's BOM aside
     return [Captured(line) for line in lines if line.strip()], []
 
 
 def guess_format(data: bytes) -> Format:
     """JSON Lines start with `{`; an SSE stream with a field name, a comment or a BOM."""
-    return "jsonl" if data.lstrip()[:1] == b"{" else "sse"
+    return "jsonl" if data.removeprefix(_BOM).lstrip()[:1] == b"{" else "sse"
 
 
 # -- checking the events -----------------------------------------------------
@@ -275,7 +305,7 @@ class _Checker:
         elif event_type == "response.output_item.done":
             self._item_done(event["item"], event["output_index"])
         elif _family(event_type) in ITEM_TYPES:
-            item = self._item(event_type, event)
+            item = self._item(event_type, self._named(event))
             if item is not None:
                 self._item_event(item, event_type, event)
 
@@ -303,6 +333,14 @@ class _Checker:
                 "PROD-ITEM-2", f"item {item['id']!r} has output_index {output_index}, not {len(self.items)}"
             )
         self.items[item["id"]] = _Item(item["type"], output_index, item)
+
+    def _named(self, event: dict[str, Any]) -> dict[str, Any]:
+        """A shell command event names no item: it is the one at its output_index (PROD-ITEM-3)."""
+        if "item_id" in event:
+            return event
+        at = event["output_index"]
+        found = [item_id for item_id, item in self.items.items() if item.output_index == at]
+        return {**event, "item_id": found[-1] if found else f"(none at output_index {at})"}
 
     def _item(self, event_type: str, event: dict[str, Any]) -> _Item | None:
         """The item an item event names, or None when it is not in a state to take events."""
@@ -349,7 +387,8 @@ class _Checker:
             return
         del item.open[family]
         for (text_family, text_index), text in item.texts.items():
-            if TEXTS[text_family].part == family and text_index == index and text.complete is None:
+            in_part = family in (TEXTS[text_family].part, OPEN_PART.get(text_family))
+            if in_part and text_index == index and text.complete is None:
                 self.report("PROD-TEXT-1", f"part {index} closes before its {text_family}.done")
         self._agrees(item, part, f"the done part {index}", index)
 
@@ -359,8 +398,16 @@ class _Checker:
         if spec.part is not None and item.open.get(spec.part) != index:
             self.report("PROD-PART-2", f"{event_type} for part {index}, which is not open")
             return
+        begun = (family, index) in item.texts
+        if spec.start is not None and begun == event_type.endswith(".added"):
+            where = "again after" if begun else "before"
+            self.report("PROD-CALLTYPE-1", f"{event_type} {where} {family}.added of {spec.index} {index}")
+            if begun:  # a second beginning: its text is not taken
+                return
         text = item.texts.setdefault((family, index), _Text())
-        if event_type.endswith(".delta"):
+        if event_type.endswith(".added") and spec.start is not None:
+            text.deltas.append(event[spec.start])
+        elif event_type.endswith(".delta"):
             if text.complete is not None:
                 self.report("PROD-TEXT-1", f"{event_type} after {family}.done")
                 return
@@ -399,6 +446,12 @@ class _Checker:
         if item.type == "message":
             for index, part in enumerate(done["content"]):
                 self._agrees(item, part, f"content part {index} of the done item", index)
+        elif item.type == "reasoning":  # fields the schema leaves open: only well-formed parts are read
+            for key in ("summary", "content"):
+                parts = done.get(key)
+                for index, part in enumerate(parts if isinstance(parts, list) else []):
+                    if _stated_text(part) is not None:
+                        self._agrees(item, part, f"{key} part {index} of the done item", index)
         elif item.type in CALL_TEXT:
             text_family, name = CALL_TEXT[item.type]
             self._compare(item, text_family, None, done[name], f"the done item's {name}")
@@ -408,6 +461,33 @@ class _Checker:
                         "PROD-DONE-1",
                         f"the done item's {name} is {done[name]!r}, announced {item.announced[name]!r}",
                     )
+        elif item.type in CATALOGUE_PREVIEWS:
+            self._catalogue_done(item, done)
+
+    def _catalogue_done(self, item: _Item, done: dict[str, Any]) -> None:
+        """PROD-CALLTYPE-2: a done apply_patch or shell call states what its previews streamed."""
+        family, container, field_name = CATALOGUE_PREVIEWS[item.type]
+        stated = done.get(container)
+        value = stated.get(field_name) if isinstance(stated, dict) else None
+        if done.get("call_id") != item.announced.get("call_id"):
+            self.report(
+                "PROD-CALLTYPE-2",
+                f"the done item's call_id is {done.get('call_id')!r}, announced "
+                f"{item.announced.get('call_id')!r}",
+            )
+        for (text_family, index), text in item.texts.items():
+            if text_family != family or text.complete is None:
+                continue
+            if isinstance(value, list):  # the shell action's commands, by command_index
+                shown = value[index] if isinstance(index, int) and index < len(value) else None
+            else:
+                shown = value
+            if shown != text.complete:
+                what = f"{container}.{field_name}" + ("" if index is None else f"[{index}]")
+                self.report(
+                    "PROD-CALLTYPE-2",
+                    f"the done item's {what} is {shown!r}, {family}.done stated {text.complete!r}",
+                )
 
     def _agrees(self, item: _Item, part: dict[str, Any], what: str, index: int) -> None:
         if part["type"] in PART_TEXT:
@@ -428,14 +508,51 @@ class CaptureReport:
     violations: list[Violation]
 
 
+def check_events(events: Iterable[Any], cut: bool = False) -> list[Violation]:
+    """Every violation of sections 2 to 7 in a stream of parsed events, as a vector holds them.
+    `cut`: the reader stopped before the stream's end (a restart), so its end is not checked.
+    A session (spec/session.md section 10) is checked per lane and turn."""
+    from .session_capture import check_session, is_session
+
+    events = list(events)
+    if is_session(events):
+        return check_session(events)
+    checker = _Checker()
+    for index, event in enumerate(events):
+        checker.take(index, Captured(json.dumps(event)))
+    if not cut:
+        checker.finish()
+    return checker.violations
+
+
+def starts_a_response(captured: Captured) -> bool:
+    """A `response.created`: after a terminal event, a recording's next response begins."""
+    if captured.done or captured.dropped or "response.created" not in captured.data:
+        return False
+    try:
+        event = loads(captured.data)
+    except ValueError:
+        return False
+    return isinstance(event, dict) and event.get("type") == "response.created"
+
+
 def check_capture(data: bytes, format: Format | None = None) -> CaptureReport:
     """Every violation of spec/producer.md in a capture, in stream order."""
     chosen = format or guess_format(data)
     captured, violations = read_sse(data) if chosen == "sse" else read_jsonl(data)
-    checker = _Checker()
-    for index, event in enumerate(captured):
-        checker.take(index, event)
-    checker.finish()
-    found = violations + checker.violations
+    from .session_capture import check_session_capture, is_session_capture
+
+    if is_session_capture(captured):  # checked per lane and turn (spec/session.md section 10)
+        found = violations + check_session_capture(captured)
+    else:
+        checker, found = _Checker(), list(violations)
+        for index, event in enumerate(captured):
+            if checker.terminal is not None and starts_a_response(event):  # the recording's next one
+                checker.finish()
+                found += checker.violations
+                checker = _Checker()
+            checker.take(index, event)
+        checker.finish()
+        found += checker.violations
     found.sort(key=lambda v: (v.at is None, v.at or 0))  # stable: one event's in the order found
     return CaptureReport(chosen, len(captured), found)

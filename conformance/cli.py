@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import re
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
@@ -15,12 +16,20 @@ from typing import Any, NoReturn
 
 # A module only one command uses is imported when that command runs, so that the others
 # start without it: Hypothesis, for one, is loaded by `fuzz` only.
+from . import render
 from .implementation import described
-from .report import Report, ReportError, run_suite, write_report
-from .results import Result, Status, executed, run_failed
-from .schemas import SPEC_DIR, VECTOR, protocol_version, schema
-from .suite import DEFAULT_ADAPTER, DEFAULT_TIMEOUT, Suite, UsageError, check_implementation, vector_roots
-from .vectors import Vector
+from .report import Record, Report, ReportError, report_of, run_suite, unwritable, write_text
+from .results import Status, executed, run_failed
+from .schemas import BUNDLED_VECTORS, SPEC_DIR, VECTOR, protocol_version, schema
+from .suite import (
+    DEFAULT_ADAPTER,
+    DEFAULT_TIMEOUT,
+    Suite,
+    UsageError,
+    check_implementation,
+    load_implementation,
+    vector_roots,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,9 +63,9 @@ class _Versions(argparse.Action):
 
 def _writable(path: Path | None) -> None:
     """UsageError, before any work, for an output file that cannot be written where it is asked."""
-    if path is not None and (path.is_dir() or not path.parent.is_dir()):
-        where = "it is a directory" if path.is_dir() else f"there is no directory {path.parent}"
-        raise UsageError(f"cannot write {path}: {where}")
+    problem = None if path is None else unwritable(path)
+    if problem is not None:
+        raise UsageError(problem)
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
@@ -88,6 +97,11 @@ def _add_adapter_command(parser: argparse.ArgumentParser, required: bool = False
 
 def _run(args: argparse.Namespace) -> int:
     _writable(args.report)
+    _writable(args.junitxml)
+    if args.report and args.junitxml and args.report.resolve() == args.junitxml.resolve():
+        raise UsageError(f"--report and --junitxml name the same file, {args.report}")
+    if args.maxfail is not None and args.maxfail < 1:
+        raise UsageError("--maxfail must be at least 1")
     suite = Suite.prepare(
         args.adapter,
         args.vectors,
@@ -109,20 +123,30 @@ def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
     if suite.reference_by_default:
         print("implementation: the reference router, as neither --adapter nor --adapter-command names one")
 
-    def show(vector: Vector, result: Result) -> None:
-        if result.status is Status.SKIPPED:
-            print(f"SKIPPED {vector.id}: {result.message}")
-        elif result.status.is_failure or (args.verbose and result.status is not Status.PASSED):
-            print(f"{result.status.value.upper()} {vector.id} ({vector.path})\n  {result.message}")
-            if result.details:
-                print("\n".join("  " + line for line in result.details.splitlines()))
-            print()
+    folding = render.Folding()
 
-    run = run_suite(suite, show)
+    def show(record: Record) -> None:  # each vector as it comes, from its report line
+        status = Status(record["status"])
+        if status is Status.SKIPPED or (args.quiet and status.is_failure):
+            print(render.vector_line(record))
+        elif status.is_failure or (args.verbose and status is not Status.PASSED):
+            text = render.vector_text(record) if args.verbose else folding.text(record)
+            if text is not None:
+                print(text)
+
+    run = run_suite(suite, show, args.maxfail)
     for error in suite.file_errors:
-        print(f"BAD VECTOR FILE {error}\n")
+        print(f"BAD VECTOR FILE {error}" + ("" if args.quiet else "\n"))
+    for line in folding.summary():
+        print(line)
+    report = report_of(suite, run)
     if args.report:
-        write_report(args.report, suite, run)
+        report.write(args.report)
+    if args.junitxml:
+        write_text(args.junitxml, render.junit_xml(report), "JUnit XML")
+    if run.totals.not_run:
+        vectors = "vector" if args.maxfail == 1 else "vectors"
+        print(f"streamroute: stopped after {args.maxfail} failed or errored {vectors} (--maxfail)")
     print("streamroute: " + run.totals.describe())
     if not args.allow_empty and not executed(run.totals.counts):
         why = "each is not applicable or skipped" if suite.vectors else "none is selected"
@@ -144,11 +168,9 @@ def _smoke(args: argparse.Namespace) -> int:
 
 
 def _summary(args: argparse.Namespace) -> int:
-    from .render import summary_markdown, summary_text
-
     report = Report.load(args.report)
-    render = summary_markdown if args.format == "markdown" else summary_text
-    sys.stdout.write(render(report))
+    formats = {"text": render.summary_text, "markdown": render.summary_markdown, "junit": render.junit_xml}
+    sys.stdout.write(formats[args.format](report))
     return 1 if report.totals.failed else 0
 
 
@@ -164,16 +186,12 @@ def _output(text: str, path: Path | None) -> None:
 
 
 def _badge(args: argparse.Namespace) -> int:
-    from .render import badge
-
-    _output(json.dumps(badge(Report.load(args.report))) + "\n", args.output)
+    _output(json.dumps(render.badge(Report.load(args.report))) + "\n", args.output)
     return 0
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    from .render import baseline
-
-    _output(baseline(Report.load(args.report), str(args.report)), args.output)
+    _output(render.baseline(Report.load(args.report), str(args.report)), args.output)
     return 0
 
 
@@ -200,13 +218,12 @@ def _matrix(args: argparse.Namespace) -> int:
 
 
 def _fuzz(args: argparse.Namespace) -> int:
-    from .fuzz import fuzz, load_implementation
+    from .fuzz import fuzz
 
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
     if args.save_to is not None and args.save_to.exists() and not args.save_to.is_dir():
         raise UsageError(f"--save-to {args.save_to} is not a directory")
-    check_implementation(args.adapter, args.adapter_command, args.timeout)
     implementation = load_implementation(args.adapter, args.adapter_command, args.timeout)
     try:
         outcome = fuzz(implementation, args.examples, args.seed, args.save_to)
@@ -232,8 +249,19 @@ def _bench(args: argparse.Namespace) -> int:
 
     if not args.scale > 0 or args.repeats < 1 or not args.memory_mib > 0:
         raise UsageError("--scale and --memory-mib must be positive and --repeats at least 1")
-    _writable(None if args.json is None else Path(args.json))
-    return bench(args.scale, args.repeats, args.json, args.memory_mib)
+    for root in args.vectors:
+        if not root.is_dir():
+            raise UsageError(f"--vectors {root}: not a directory")
+    vectors = args.vectors or [BUNDLED_VECTORS]
+    if args.json is None or args.json == "-":
+        output = None if args.json is None else sys.stdout
+        return bench(args.scale, args.repeats, output, args.memory_mib, vectors)
+    _writable(Path(args.json))
+    try:  # opened now, to append, so that a file that cannot be written fails before any work
+        with open(args.json, "a", encoding="utf-8") as file:
+            return bench(args.scale, args.repeats, file, args.memory_mib, vectors)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.json}: {exc.strerror}") from exc
 
 
 def _check_capture(args: argparse.Namespace) -> int:
@@ -251,6 +279,43 @@ def _check_capture(args: argparse.Namespace) -> int:
     count = len(report.violations)
     print(f"{args.capture}: {report.events} events ({report.format}), {count} violation{'s' * (count != 1)}")
     return 1 if report.violations else 0
+
+
+def _vectorize(args: argparse.Namespace) -> int:
+    from .vector_files import write_vector
+    from .vectorize import VectorizeError, vector_id, vectorize
+
+    try:
+        data = args.capture.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read the capture: {exc}") from exc
+    id_pattern = schema(VECTOR + "#/properties/id")["pattern"]
+    if args.id is not None and not re.fullmatch(id_pattern, args.id):
+        raise UsageError(f"--id {args.id!r} is not a vector id ({id_pattern})")
+    if args.output.exists() and not args.output.is_dir():
+        raise UsageError(f"--output {args.output} is not a directory")
+    base_id = args.id or vector_id(args.capture)
+    try:
+        vectors = vectorize(data, str(args.capture), base_id, args.format)
+    except VectorizeError as exc:
+        print(f"streamroute vectorize: {exc}", file=sys.stderr)
+        return 1
+    for made in vectors:
+        path = args.output / f"{made['id']}.yaml"
+        if path.exists() and not args.force:
+            raise UsageError(f"{path} exists; --force replaces it")
+    for made in vectors:
+        try:
+            path = write_vector(made, args.output)
+        except OSError as exc:
+            raise UsageError(f"cannot write under {args.output}: {exc.strerror}") from exc
+        except ValueError as exc:  # a value YAML cannot state and read back
+            (args.output / f"{made['id']}.yaml").unlink(missing_ok=True)
+            print(f"streamroute vectorize: {exc}", file=sys.stderr)
+            return 1
+        compared = ", ".join(made["expect"]["compare"])
+        print(f"streamroute vectorize: wrote {path} (vector {made['id']}; compares {compared})")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -297,126 +362,178 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also write a JSON Lines report (spec/report.schema.json)",
     )
     run.add_argument(
+        "--junitxml",
+        metavar="FILE",
+        type=Path,
+        help="also write JUnit XML, rendered from the report (a test case per vector)",
+    )
+    run.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="one line per failed or errored vector, instead of its comparison or traceback",
+    )
+    run.add_argument(
+        "-x",
+        "--exitfirst",
+        dest="maxfail",
+        action="store_const",
+        const=1,
+        help="stop at the first failed or errored vector",
+    )
+    run.add_argument(
+        "--maxfail",
+        metavar="N",
+        type=int,
+        help="stop after N failed or errored vectors; the others count as not run",
+    )
+    run.add_argument(
         "--allow-empty",
         action="store_true",
         help="pass a run in which no vector ran (each not applicable, skipped or not selected)",
     )
     run.set_defaults(handler=_run)
 
-    check_adapter = commands.add_parser(
+    smoke = commands.add_parser(
         "smoke", help="check that an adapter command speaks the adapter protocol; say what is wrong if not"
     )
-    _add_adapter_command(check_adapter, required=True)
-    check_adapter.set_defaults(handler=_smoke)
+    _add_adapter_command(smoke, required=True)
+    smoke.set_defaults(handler=_smoke)
 
-    summarize = commands.add_parser(
+    summary = commands.add_parser(
         "summary", help="render a report as text or Markdown; exit 1 if the run failed"
     )
-    summarize.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
-    summarize.add_argument("--format", choices=["text", "markdown"], default="text")
-    summarize.set_defaults(handler=_summary)
+    summary.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
+    summary.add_argument("--format", choices=["text", "markdown", "junit"], default="text")
+    summary.set_defaults(handler=_summary)
 
-    shield = commands.add_parser("badge", help="a shields.io endpoint badge (JSON) from a report")
-    shield.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
-    shield.add_argument("-o", "--output", metavar="FILE", type=Path, help="write it here, not to stdout")
-    shield.set_defaults(handler=_badge)
+    badge = commands.add_parser("badge", help="a shields.io endpoint badge (JSON) from a report")
+    badge.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
+    badge.add_argument("-o", "--output", metavar="FILE", type=Path, help="write it here, not to stdout")
+    badge.set_defaults(handler=_badge)
 
-    expected = commands.add_parser(
+    baseline = commands.add_parser(
         "baseline", help="an expected-failures file listing the vectors that fail in a report"
     )
-    expected.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
-    expected.add_argument("-o", "--output", metavar="FILE", type=Path, help="write it here, not to stdout")
-    expected.set_defaults(handler=_baseline)
+    baseline.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
+    baseline.add_argument("-o", "--output", metavar="FILE", type=Path, help="write it here, not to stdout")
+    baseline.set_defaults(handler=_baseline)
 
-    check = commands.add_parser("lint", help="check vector files against their schema and the spec")
-    _add_selection(check)
-    check.add_argument(
+    lint = commands.add_parser("lint", help="check vector files against their schema and the spec")
+    _add_selection(lint)
+    lint.add_argument(
         "--coverage",
         action="store_true",
         help="also require a vector for every requirement (default for the bundled vectors)",
     )
-    check.set_defaults(handler=_lint)
+    lint.set_defaults(handler=_lint)
 
-    capture = commands.add_parser(
+    check_capture = commands.add_parser(
         "check-capture",
         help="check a recorded stream as a producer must emit it (spec/producer.md); exit 1 if it breaks any",
     )
-    capture.add_argument(
+    check_capture.add_argument(
         "capture",
         metavar="FILE",
         type=Path,
         help="the stream's SSE bytes as received, or JSON Lines of events",
     )
-    capture.add_argument(
+    check_capture.add_argument(
         "--format", choices=["sse", "jsonl"], help="default: JSON Lines if the file starts with `{`, else SSE"
     )
-    capture.set_defaults(handler=_check_capture)
+    check_capture.set_defaults(handler=_check_capture)
 
-    table = commands.add_parser(
+    vectorize = commands.add_parser(
+        "vectorize",
+        help="turn a recorded stream into vectors whose expectations come from its own final response",
+    )
+    vectorize.add_argument(
+        "capture", metavar="FILE", type=Path, help="SSE bytes as received, or JSON Lines of events"
+    )
+    vectorize.add_argument("--format", choices=["sse", "jsonl"], help="default: as check-capture guesses it")
+    vectorize.add_argument(
+        "--id", help="the vector id (default: recorded/ and the file's name; -1, -2 ... per response)"
+    )
+    vectorize.add_argument(
+        "--output", metavar="DIR", type=Path, default=Path("."), help="the vectors root to write under"
+    )
+    vectorize.add_argument("--force", action="store_true", help="replace vector files that exist")
+    vectorize.set_defaults(handler=_vectorize)
+
+    matrix = commands.add_parser(
         "matrix",
         help="install and run real implementations (a matrix file), write their reports and docs/matrix.md",
     )
-    table.add_argument("--config", metavar="FILE", type=Path, default=Path("docs/matrix.yaml"))
-    table.add_argument("--output", metavar="FILE", type=Path, default=Path("docs/matrix.md"))
-    table.add_argument("--reports", metavar="DIR", type=Path, default=Path("docs/reports"))
-    table.add_argument(
+    matrix.add_argument("--config", metavar="FILE", type=Path, default=Path("docs/matrix.yaml"))
+    matrix.add_argument("--output", metavar="FILE", type=Path, default=Path("docs/matrix.md"))
+    matrix.add_argument("--reports", metavar="DIR", type=Path, default=Path("docs/reports"))
+    matrix.add_argument(
         "--workdir",
         metavar="DIR",
         type=Path,
         default=Path(".matrix"),
         help="where each implementation gets its own virtualenv or node_modules (default: .matrix)",
     )
-    table.add_argument(
+    matrix.add_argument(
         "--only",
         metavar="ID",
         action="append",
         default=[],
         help="run only this implementation (repeatable); the others' reports are reused",
     )
-    table.set_defaults(handler=_matrix)
+    matrix.set_defaults(handler=_matrix)
 
-    generate = commands.add_parser(
+    fuzz = commands.add_parser(
         "fuzz",
         help="run generated streams against an implementation, judged by their ground truth; "
         "save a shrunk failure as a vector",
     )
-    generate.add_argument(
+    fuzz.add_argument(
         "--adapter",
         metavar="MODULE:CALLABLE",
         help=f"the Python implementation to test (default: the reference, {DEFAULT_ADAPTER})",
     )
-    _add_adapter_command(generate)
-    generate.add_argument(
+    _add_adapter_command(fuzz)
+    fuzz.add_argument(
         "--examples", metavar="N", type=int, default=200, help="how many streams to generate (default: 200)"
     )
-    generate.add_argument("--seed", metavar="S", type=int, help="the random seed, to repeat a run")
-    generate.add_argument(
+    fuzz.add_argument("--seed", metavar="S", type=int, help="the random seed, to repeat a run")
+    fuzz.add_argument(
         "--save-to",
         metavar="DIR",
         type=Path,
         help="write a failure as a vector file under DIR/fuzz/ (then: streamroute run --vectors DIR)",
     )
-    generate.set_defaults(handler=_fuzz)
+    fuzz.set_defaults(handler=_fuzz)
 
-    measure = commands.add_parser(
+    bench = commands.add_parser(
         "bench",
         help="measure the reference router against json.loads and the openai SDK, at 1x and 10x size",
     )
-    measure.add_argument(
-        "--scale", metavar="X", type=float, default=1.0, help="the streams' size (default: 1)"
-    )
-    measure.add_argument(
+    bench.add_argument("--scale", metavar="X", type=float, default=1.0, help="the streams' size (default: 1)")
+    bench.add_argument(
         "--repeats", metavar="N", type=int, default=5, help="runs of each measure; the median counts"
     )
-    measure.add_argument(
+    bench.add_argument(
         "--memory-mib",
         metavar="M",
         type=float,
         default=10,
         help="MiB of function-call arguments in the stream whose peak memory is measured (default: 10)",
     )
-    measure.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
-    measure.set_defaults(handler=_bench)
+    bench.add_argument(
+        "--vectors",
+        metavar="DIR",
+        type=Path,
+        action="append",
+        default=[],
+        help="the vectors whose `streamroute run` is measured against their YAML parse (repeatable; "
+        "default: the bundled ones)",
+    )
+    bench.add_argument(
+        "--json", metavar="FILE", help="also write the figures as JSON, checked before any work; - for stdout"
+    )
+    bench.set_defaults(handler=_bench)
 
     if isinstance(sys.stdout, io.TextIOWrapper):  # each line out at once, even if the run ends abruptly
         sys.stdout.reconfigure(line_buffering=True)

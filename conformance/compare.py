@@ -1,9 +1,11 @@
 """Comparing what an implementation produced with what a vector expects.
 
-Three steps, each a small function: move outcomes an option lets an
-implementation produce elsewhere back to the canonical point; keep the
-compared kinds; compare outcome by outcome. A mismatch renders expected and
-actual side by side, each with the event that produced it (`@3`, `@close`).
+Each step is a small function: read what an option lets an implementation
+hand over in another form (arguments as JSON text, response ids of its own)
+as the canonical form; move outcomes an option lets it produce elsewhere back
+to the canonical point; keep the compared kinds; compare outcome by outcome.
+A mismatch renders expected and actual side by side, each with the event
+that produced it (`@3`, `@close`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .arguments import Refused, read_arguments
 from .implementation import Produced
 from .vectors import At
 
@@ -20,6 +23,72 @@ ARGUMENTS_DONE_EVENTS = {
     "response.function_call_arguments.done",
     "response.custom_tool_call_input.done",
 }
+
+
+def to_parsed_arguments(produced: Sequence[Produced]) -> list[Produced]:
+    """Option `call_arguments: json_text` (spec/core.md section 12.1).
+
+    Each function `tool.call` whose `arguments` is a string becomes what a
+    conforming router makes of that text: the same call with the parsed
+    arguments, or the `tool.error` it produces for a text it refuses
+    (CORE-CALL-3, -10, -11, CORE-LIMIT-2), naming the same item and call.
+    """
+    return [Produced(entry.at, _as_parsed(entry.outcome)) for entry in produced]
+
+
+def _as_parsed(outcome: Any) -> Any:
+    if not (
+        isinstance(outcome, dict)
+        and outcome.get("kind") == "tool.call"
+        and outcome.get("tool_type") == "function"
+        and isinstance(outcome.get("arguments"), str)
+    ):
+        return outcome
+    read = read_arguments(outcome["arguments"])
+    if not isinstance(read, Refused):
+        return {**outcome, "arguments": read}
+    names = {name: outcome[name] for name in ("item_id", "call_id") if name in outcome}
+    return {"kind": "tool.error", **names, "code": read.code, "message": read.message}
+
+
+def to_expected_response_ids(
+    expected: Sequence[dict[str, Any]], produced: Sequence[Produced], kinds: frozenset[str] | None
+) -> list[Produced]:
+    """Option `response_id: rewritten` (spec/core.md CORE-LIFE-7).
+
+    The compared outcomes that carry a `response_id`, paired in order with the
+    expected ones, rename each produced id (and each `successor_id` naming one)
+    to the expected id it pairs with,
+    when the pairing is one to one and null pairs only with null. Otherwise
+    nothing is renamed, and the comparison shows the ids as produced.
+    """
+    compared = [
+        entry
+        for entry in produced
+        if "response_id" in entry.outcome and (kinds is None or entry.outcome.get("kind") in kinds)
+    ]
+    wanted = [outcome["response_id"] for outcome in expected if "response_id" in outcome]
+    names: dict[Any, Any] = {}
+    for want, entry in zip(wanted, compared, strict=False):
+        have = entry.outcome["response_id"]
+        if not isinstance(have, (str, type(None))) or names.setdefault(have, want) != want:
+            return list(produced)
+    if len(set(names.values())) < len(names) or any((a is None) != (b is None) for a, b in names.items()):
+        return list(produced)
+    renamed = {id(entry) for entry in compared if entry.outcome["response_id"] in names}
+    return [_renamed(entry, names, "response_id" if id(entry) in renamed else None) for entry in produced]
+
+
+def _renamed(entry: Produced, names: dict[Any, Any], field: str | None) -> Produced:
+    """The outcome with its paired `response_id` renamed, and a `successor_id` (session: the response
+    that took a steer) renamed by the same map, since it names a response too."""
+    outcome = dict(entry.outcome)
+    if field is not None:
+        outcome[field] = names[outcome[field]]
+    successor = outcome.get("successor_id")
+    if isinstance(successor, str) and successor in names:
+        outcome["successor_id"] = names[successor]
+    return entry if outcome == entry.outcome else Produced(entry.at, outcome)
 
 
 def _event_type(event: Any) -> Any:
@@ -71,20 +140,20 @@ def _canonical_event(entry: Produced, events: Sequence[Any]) -> int | None:
     return None
 
 
-def _well_formed(text: str) -> str:
+def well_formed(text: str) -> str:
     """Each unpaired surrogate as U+FFFD, each pair as the character it encodes."""
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def _with_well_formed_names(obj: dict[str, Any]) -> dict[str, Any]:
-    return {_well_formed(name): value for name, value in obj.items()}
+    return {well_formed(name): value for name, value in obj.items()}
 
 
 def json_equal(left: Any, right: Any) -> bool:
     """JSON value equality: numbers by value, but `true` is not `1`; strings as the text a
     UTF-8 decoder makes of them, so a lone surrogate equals U+FFFD (spec/README.md)."""
     if isinstance(left, str) and isinstance(right, str):
-        return left == right or _well_formed(left) == _well_formed(right)
+        return left == right or well_formed(left) == well_formed(right)
     if isinstance(left, bool) or isinstance(right, bool):
         return type(left) is type(right) and left == right
     if isinstance(left, (int, float)) and isinstance(right, (int, float)):

@@ -7,6 +7,7 @@ the list never hides a fix; a listed id that matches no vector is warned about.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ class ExpectedFailures:
         if result.vector_id not in self.ids:
             return result
         if result.status.is_failure:
-            return Result(result.vector_id, Status.EXPECTED_FAILURE, result.message, result.details)
+            return dataclasses.replace(result, status=Status.EXPECTED_FAILURE)
         if result.status is Status.PASSED:
             return Result(
                 result.vector_id,

@@ -1,25 +1,29 @@
-"""The differential mode: generated streams against any implementation, judged by their ground truth.
+"""The differential mode: generated cases against any implementation, judged by their ground truth.
 
-`fuzz(implementation, examples)` draws streams with `strategies.streams()`
-for every profile the implementation declares (`core` events; `custom-tools`
-streams whose custom tools have catalogue consumers; `execution` streams with
-declared tools and control steps; `sse` streams as bytes, cut anywhere),
-turns each into an in-memory vector whose expected outcomes come from the
-stream's plan (`strategies.expected_outcomes`, at the tool call point the
-implementation declares), and runs it through the same harness as the YAML
-vectors (`results.run_vector`: schema check of every outcome, the canonical
-tool call point, the outcome-by-outcome comparison, every cut of an sse
-stream). It also checks the ground-truth properties
+`fuzz(implementation, examples)` draws cases from every source the
+implementation's declarations reach (`claimed`): `strategies.streams()` for
+each profile it declares (`core` events; `custom-tools` streams whose custom
+tools have catalogue consumers; `execution` streams with declared tools and
+control steps; `sse` streams as bytes, cut anywhere);
+`strategies.catalogue_streams()` of the catalogue call types its option
+`call_types` declares (spec/core.md section 5.1); and
+`session_strategies.sessions()` when it declares `session`. Each case
+(`Generated`) becomes an in-memory vector whose expected outcomes are its
+ground truth at the tool call point the implementation declares, and runs
+through the same harness as the YAML vectors (`results.run_vector`: schema
+check of every outcome, the canonical tool call point, the
+outcome-by-outcome comparison, every cut of an sse stream). For a planned
+stream it also checks the ground-truth properties
 (`strategies.check_properties`), which say in words what went wrong. At the
-first failure Hypothesis shrinks the stream to a minimal one; `write_vector`
+first failure Hypothesis shrinks the case to a minimal one; `write_vector`
 saves that as a ready YAML vector file, which `streamroute lint` accepts and
 the run command replays.
 
 To measure rather than to report, `fuzz(..., shrink=False)` stops at the
 first failure as it is; it is `first_failure(implementation,
-draw_streams(profiles, examples, seed))`, and the streams of one seed can be
-drawn once and judged against many implementations that declare the same
-profiles.
+draw_streams(claimed(implementation), examples, seed))`, and the cases of one
+seed can be drawn once and judged against many implementations that declare
+the same.
 """
 
 from __future__ import annotations
@@ -35,7 +39,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
@@ -43,28 +46,33 @@ from hypothesis.errors import HypothesisWarning
 
 from .implementation import (
     AdapterFailure,
-    AdapterLoadError,
     AdapterSkipped,
     Implementation,
     Produced,
-    PythonImplementation,
     Streamed,
 )
-from .protocol import ProtocolImplementation
+from .lint import producer_faults
+from .render import comparison_lines
 from .results import Status, run_vector
+from .session_strategies import GeneratedSession, sessions
 from .strategies import (
+    CATALOGUE_CALL_TYPES,
     PROFILES,
+    CatalogueStream,
     GeneratedStream,
+    Outcome,
     Profile,
     ToolCallPoint,
+    Wire,
+    catalogue_streams,
     check_properties,
+    cited,
     expected_outcomes,
     spec_ids,
     streams,
-    well_formed,
 )
-from .suite import DEFAULT_ADAPTER, UsageError
-from .vectors import Vector, load_file
+from .vector_files import write_vector
+from .vectors import Vector
 
 FUZZ_PREFIX = "fuzz"
 
@@ -112,66 +120,228 @@ def tool_call_point(implementation: Implementation) -> ToolCallPoint:
     return "arguments_done" if point == "arguments_done" else "output_item_done"
 
 
-def claimed(implementation: Implementation) -> tuple[Profile, ...]:
-    """The profiles generated streams are drawn for: those the implementation declares."""
+@dataclass(frozen=True)
+class Sources:
+    """What generated cases are drawn from for an implementation, by what it declares: the same
+    for implementations that declare the same."""
+
+    profiles: tuple[Profile, ...]  # `strategies.streams` of each profile
+    call_types: tuple[str, ...]  # catalogue calls of these types (`strategies.catalogue_streams`)
+    session: bool  # generated sessions (`session_strategies.sessions`)
+
+    def strategies(self, max_items: int = 5) -> list[st.SearchStrategy[Generated]]:
+        drawn = [streams(profile, max_items).map(Generated.of_stream) for profile in self.profiles]
+        if self.call_types:
+            calls = catalogue_streams(max(max_items, 1), self.call_types)
+            drawn.append(calls.map(Generated.of_catalogue))
+        if self.session:
+            drawn.append(sessions().filter(_known_at_either_point).map(Generated.of_session))
+        return drawn
+
+
+def claimed(implementation: Implementation) -> Sources:
+    """What generated cases are drawn from: streams of each profile the implementation declares,
+    catalogue calls of the catalogue call types it declares (a vector needing another is not
+    applicable to it), and sessions when it declares `session`."""
     profiles = tuple(profile for profile in PROFILES if profile in implementation.profiles)
-    if not profiles:
+    declared = implementation.options.get("call_types") or ()
+    call_types = tuple(t for t in CATALOGUE_CALL_TYPES if t in declared) if "core" in profiles else ()
+    sources = Sources(profiles, call_types, "session" in implementation.profiles)
+    if not (profiles or sources.session):
         raise ValueError(f"{implementation.name} declares none of the profiles generated streams cover")
-    return profiles
+    return sources
 
 
-def generated(profiles: Sequence[Profile], max_items: int = 5) -> st.SearchStrategy[GeneratedStream]:
-    """Streams of each profile, as often as each other."""
-    return st.one_of(*(streams(profile, max_items) for profile in profiles))
+def generated(sources: Sources, max_items: int = 5) -> st.SearchStrategy[Generated]:
+    """Cases of each source, as often as each other."""
+    return st.one_of(*sources.strategies(max_items))
 
 
+def _known_at_either_point(session: GeneratedSession) -> bool:
+    """Whether the session's ground truth holds at both tool call points: it states none for a call
+    fired at its arguments `.done` whose done item never arrives (CORE-CALL-8)."""
+    confirmed: set[str] = set()
+    for entry in reversed(session.entries):
+        kind = entry.get("type") if isinstance(entry, dict) else None
+        if kind == "response.output_item.done":
+            confirmed.add(entry["item"]["id"])
+        if kind == "response.function_call_arguments.done" and entry["item_id"] not in confirmed:
+            return False
+    return True
+
+
+Drawn = GeneratedStream | CatalogueStream | GeneratedSession
+POINTS: tuple[ToolCallPoint, ToolCallPoint] = ("output_item_done", "arguments_done")
+
+
+@dataclass(frozen=True, eq=False)
+class Generated:
+    """A generated case as the fuzzer runs it, whichever strategy drew it: what an implementation
+    is fed, and the outcomes it must produce at each tool call point, from the ground truth."""
+
+    drawn: Drawn
+    profile: str
+    title: str
+    tools: list[dict[str, Any]]
+    events: tuple[Any, ...]
+    truths: dict[ToolCallPoint, list[Outcome]]
+    wire: Wire | None = None
+
+    @classmethod
+    def of_stream(cls, stream: GeneratedStream) -> Generated:
+        counts: dict[str, int] = {}
+        for item in stream.plan.items:
+            counts[_KINDS[item.kind]] = counts.get(_KINDS[item.kind], 0) + 1
+        items = ", ".join(f"{count} {kind}" for kind, count in counts.items()) or "no items"
+        title = f"Generated {stream.profile} stream ({items}), {stream.plan.status}"
+        truths = {point: expected_outcomes(stream, point) for point in POINTS}
+        return cls(stream, stream.profile, title, stream.tools, stream.events, truths, stream.wire)
+
+    @classmethod
+    def of_catalogue(cls, stream: CatalogueStream) -> Generated:
+        # Catalogue calls have no arguments `.done`: both tool call points route them alike.
+        outcomes = _with_at(stream.expected)
+        calls = ", ".join(tool["type"] for tool in stream.tools)
+        ended = outcomes[-1]["status"]
+        title = f"Generated core stream of catalogue calls ({calls}), {ended}"
+        return cls(stream, "core", title, stream.tools, stream.events, dict.fromkeys(POINTS, outcomes))
+
+    @classmethod
+    def of_session(cls, session: GeneratedSession) -> Generated:
+        outcomes = _with_at(session.expected)
+        lanes = {entry.get("stream_id") for entry in session.entries if "type" in entry}
+        turns = sum(outcome["kind"] == "end" for outcome in outcomes)
+        ended = "lost" if session.lost_at is not None else "closed"
+        title = f"Generated session ({len(lanes)} lanes, {turns} turns), {ended}"
+        events = tuple(session.entries)
+        return cls(session, "session", title, session.tools, events, dict.fromkeys(POINTS, outcomes))
+
+    def cited(self, outcomes: Sequence[Outcome], optioned: bool) -> tuple[list[str], str]:
+        """The requirements the case checks, and their strongest level."""
+        if isinstance(self.drawn, GeneratedStream):
+            return spec_ids(self.drawn, outcomes, optioned)
+        table = _CITED[self.profile]
+        ids = [*table[""]]
+        for outcome in outcomes:
+            detail = next((outcome[k] for k in ("code", "event", "status", "tool_type") if k in outcome), "")
+            ids += [*table.get(outcome["kind"], ()), *table.get(f"{outcome['kind']} {detail}", ())]
+        return cited(ids)
+
+    def properties(self, outcomes: Sequence[Any], point: ToolCallPoint) -> list[str]:
+        """How outcomes part from the ground truth, in words, where the strategy says it."""
+        if isinstance(self.drawn, GeneratedStream):
+            return check_properties(self.drawn, outcomes, point)
+        return []
+
+
+def _with_at(expected: Sequence[tuple[int | str, Outcome]]) -> list[Outcome]:
+    return [{"at": at, **outcome} for at, outcome in expected]
+
+
+# The requirements a catalogue stream's or a session's outcomes show ("": every one's), by kind and
+# by kind and code, event, status or tool type.
+_CITED: dict[str, dict[str, tuple[str, ...]]] = {
+    "core": {
+        "": ("CORE-EVT-1", "CORE-OUT-1", "CORE-LIFE-1", "CORE-LIFE-5", "CORE-CALLTYPE-1"),
+        "tool.call": ("CORE-CALLTYPE-2",),
+        "tool.call mcp_approval": ("CORE-CALLTYPE-5",),
+        "tool.arguments.delta": ("CORE-CALLTYPE-6",),
+        "tool.error incomplete": ("CORE-CALLTYPE-3", "CORE-CALL-6"),
+        "tool.error invalid_arguments": ("CORE-CALLTYPE-7",),
+        "tool.error invalid_json": ("CORE-CALLTYPE-5", "CORE-CALLTYPE-7"),
+        "error late_delta": ("CORE-CALLTYPE-8",),
+        "error duplicate_event": ("CORE-ITEM-5",),
+    },
+    "session": {
+        "": ("SESSION-STEP-1", "SESSION-LANE-1", "SESSION-TURN-1", "SESSION-TURN-2", "SESSION-TURN-4"),
+        "connection.closed": ("SESSION-CONN-3",),
+        "lifecycle completed": ("SESSION-TURN-3",),
+        "lifecycle incomplete": ("SESSION-TURN-3",),
+        "lifecycle failed": ("SESSION-TURN-3",),
+        "end truncated": ("SESSION-CONN-1",),
+        "error server_error": ("SESSION-ERR-1",),
+        "text.delta": ("CORE-TEXT-1",),
+        "tool.arguments.delta": ("CORE-ARGS-1",),
+        "tool.call": ("CORE-CALL-1", "CORE-CALL-2"),
+        "tool.error incomplete": ("SESSION-CONN-1", "SESSION-ERR-1"),
+        "steer.requested": ("SESSION-STEER-1",),
+        "steer.accepted": ("SESSION-STEER-2",),
+        "steer.committed": ("SESSION-STEER-3",),
+        "steer.unknown": ("SESSION-STEER-6",),
+    },
+}
 _KINDS = {"message": "message", "function": "function call", "custom": "custom call"}
 _KINDS.update(reasoning="reasoning", hosted="hosted tool item")
 
 
-def digest(stream: GeneratedStream) -> str:
-    """A short name of the stream, from what an implementation is given: its tools and events or bytes."""
-    fed = stream.wire.data if stream.wire is not None else json.dumps(stream.events, sort_keys=True).encode()
-    return hashlib.sha256(json.dumps(stream.tools, sort_keys=True).encode() + fed).hexdigest()[:12]
+def digest(case: Generated) -> str:
+    """A short name of the case, from what an implementation is given: its tools and events or bytes."""
+    fed = case.wire.data if case.wire is not None else json.dumps(case.events, sort_keys=True).encode()
+    return hashlib.sha256(json.dumps(case.tools, sort_keys=True).encode() + fed).hexdigest()[:12]
 
 
 def vector_data(
-    stream: GeneratedStream,
+    case: Generated,
     point: ToolCallPoint = "output_item_done",
     vector_id: str | None = None,
     description: str = "",
 ) -> dict[str, Any]:
-    """The stream as a complete vector (spec/vector.schema.json), its outcomes from the ground truth."""
-    wire = stream.wire
-    counts: dict[str, int] = {}
-    for item in stream.plan.items:
-        counts[_KINDS[item.kind]] = counts.get(_KINDS[item.kind], 0) + 1
-    items = ", ".join(f"{count} {kind}" for kind, count in counts.items()) or "no items"
+    """The case as a complete vector (spec/vector.schema.json), its outcomes from the ground truth."""
     data: dict[str, Any] = {
         "format": 1,
-        "id": vector_id or f"{FUZZ_PREFIX}/{digest(stream)}",
-        "title": f"Generated {stream.profile} stream ({items}), {stream.plan.status}",
+        "id": vector_id or f"{FUZZ_PREFIX}/{digest(case)}",
+        "title": case.title,
     }
     if description:
         data["description"] = description
-    canonical = expected_outcomes(stream)
-    other = expected_outcomes(stream, "arguments_done")
-    optioned = canonical != other  # the two tool call points differ on this stream (CORE-CALL-8)
-    outcomes = other if point == "arguments_done" else canonical
-    cited, level = spec_ids(stream, outcomes, optioned)
-    data.update(spec=cited, level=level, profile=stream.profile)
-    if optioned:
-        data["options"] = {"tool_call_point": point}
-    data["tools"] = stream.tools
+    outcomes = case.truths[point]
+    optioned = any(truth != outcomes for truth in case.truths.values())  # the points differ (CORE-CALL-8)
+    spec, level = case.cited(outcomes, optioned)
+    data.update(spec=spec, level=level, profile=case.profile)
+    options = {"tool_call_point": point} if optioned else {}
+    options.update(_assumed_options(case.events))
+    if options:
+        data["options"] = options
+    data["tools"] = case.tools
+    wire = case.wire
     if wire is None:
-        data.update(events=[_plain(event) for event in stream.events], expect={"outcomes": outcomes})
-        return data
+        data.update(events=[_plain(event) for event in case.events], expect={"outcomes": outcomes})
+        return _with_producer_faults(data)
     try:
         data["stream"] = wire.data.decode("utf-8")
     except UnicodeDecodeError:  # bytes that are not UTF-8 (SSE-LINE-1)
         data["stream_base64"] = base64.b64encode(wire.data).decode("ascii")
     data.update(cuts=[cut if isinstance(cut, str) else list(cut) for cut in wire.cuts])
     data["expect"] = {"dispatched": len(wire.dispatched()), "outcomes": outcomes}
+    return _with_producer_faults(data)
+
+
+def _assumed_options(events: Sequence[Any]) -> dict[str, str]:
+    """The canonical option values the ground truth assumes where the stream holds what an option
+    changes: an `error` event (`error_event`), an item id never announced (`item_correlation`).
+    An implementation that declares another value finds the case not applicable."""
+
+    def items(event: Any) -> Any:
+        return event.get("item") if isinstance(event, dict) else None
+
+    announced = {item.get("id") for item in map(items, events) if isinstance(item, dict)}
+    assumed = {}
+    if any(isinstance(event, dict) and event.get("type") == "error" for event in events):
+        assumed["error_event"] = "routed"
+    if any(
+        isinstance(event, dict) and "item_id" in event and event["item_id"] not in announced
+        for event in events
+    ):
+        assumed["item_correlation"] = "item_id"
+    return assumed
+
+
+def _with_producer_faults(data: dict[str, Any]) -> dict[str, Any]:
+    """The vector, declaring the producer rules its generated stream breaks (a fault is often what
+    the stream was drawn for), so that it passes `streamroute lint`."""
+    faults = producer_faults(Vector(Path(data["id"]), data))
+    if faults:
+        data["producer_faults"] = faults
     return data
 
 
@@ -180,105 +350,36 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-@dataclass(frozen=True)
-class _JsonText:
-    """An event written as `!json` JSON text (conformance/vectors.py): YAML states no lone surrogate."""
-
-    text: str
-
-
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    pass
-
-
-_Dumper.add_representer(
-    _JsonText, lambda dumper, value: dumper.represent_scalar("!json", value.text, style="'")
-)
-
-
-def _has_surrogate(value: Any) -> bool:
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _well_formed(value: Any) -> Any:
-    """The value with each lone surrogate of its strings as U+FFFD, as the harness compares outcomes (D9)."""
-    if isinstance(value, str):
-        return well_formed(value)
-    if isinstance(value, list):
-        return [_well_formed(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _well_formed(item) for key, item in value.items()}
-    return value
-
-
-def _savable(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The vector as YAML can state it, and as it reads back: an event holding a lone surrogate as
-    `!json` text, a lone surrogate of an expected outcome as the U+FFFD it is compared as."""
-    if not _has_surrogate(data):
-        return data, data
-    read = {**data, "expect": {**data["expect"], "outcomes": _well_formed(data["expect"]["outcomes"])}}
-    written = dict(read)
-    if "events" in data:
-        written["events"] = [_JsonText(json.dumps(e)) if _has_surrogate(e) else e for e in data["events"]]
-    return written, read
-
-
-def write_vector(data: dict[str, Any], root: Path) -> Path:
-    """Write a vector under `root` at its id's path; it must read back as it was (a lone surrogate
-    of an expected outcome aside, which reads back as the U+FFFD it is compared as)."""
-    path = root / f"{data['id']}.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    written, read = _savable(data)
-    for allow_unicode in (True, False):
-        text = yaml.dump(
-            written,
-            Dumper=_Dumper,
-            sort_keys=False,
-            allow_unicode=allow_unicode,
-            width=120,
-            default_flow_style=None,
-        )
-        path.write_text(text, encoding="utf-8")
-        loaded = load_file(path, root)
-        if isinstance(loaded, Vector) and loaded.data == read:
-            return path
-    raise ValueError(f"{path}: the vector does not read back as it was written")
-
-
 @dataclass
 class Case:
-    """A generated stream, and its vector at each tool call point, made once however often it runs."""
+    """A generated case, and its vector at each tool call point, made once however often it runs."""
 
-    stream: GeneratedStream
+    generated: Generated
     vectors: dict[ToolCallPoint, Vector] = field(default_factory=dict)
 
     def vector(self, point: ToolCallPoint) -> Vector:
         if point not in self.vectors:
-            self.vectors[point] = Vector(Path("<generated>"), vector_data(self.stream, point))
+            self.vectors[point] = Vector(Path("<generated>"), vector_data(self.generated, point))
         return self.vectors[point]
 
 
 def judge(implementation: Implementation, case: Case) -> str | None:
-    """None when the implementation routes the stream as its ground truth says; else what went wrong."""
+    """None when the implementation routes the case as its ground truth says; else what went wrong."""
     point = tool_call_point(implementation)
-    stream = case.stream
     recording = _Recording(implementation)
     try:
         result = run_vector(recording, case.vector(point))
     except (AdapterFailure, AdapterSkipped) as exc:  # run_vector reports these; never expected here
         return f"{type(exc).__name__}: {exc}"
-    if result.status is Status.PASSED:
+    if result.status in (Status.PASSED, Status.NOT_APPLICABLE):  # its options exclude this case
         return None
     lines = []
     if recording.last is not None and result.status is Status.FAILED:
-        lines += check_properties(stream, [entry.outcome for entry in recording.last], point)
+        lines += case.generated.properties([entry.outcome for entry in recording.last], point)
     lines.append(f"{result.status.value}: {result.message}")
     if result.details:
         lines.append(result.details)
+    lines += comparison_lines(result.comparisons)
     return "\n".join(lines)
 
 
@@ -288,7 +389,7 @@ class _Found(Exception):
 
 @dataclass
 class FuzzFailure:
-    stream: GeneratedStream
+    stream: Generated
     message: str
     vector: dict[str, Any]
     path: Path | None = None
@@ -296,7 +397,7 @@ class FuzzFailure:
 
 @dataclass
 class FuzzResult:
-    examples: int  # streams run, shrinking included
+    examples: int  # cases run, shrinking included
     failure: FuzzFailure | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -313,27 +414,25 @@ def _settings(examples: int, phases: tuple[Phase, ...]) -> settings:
     )
 
 
-def draw_streams(
-    profiles: Sequence[Profile], examples: int, seed: int | None, max_items: int = 5
-) -> list[Case]:
-    """`examples` distinct streams, each drawn afresh, the profiles in turn, without running
+def draw_streams(sources: Sources, examples: int, seed: int | None, max_items: int = 5) -> list[Case]:
+    """`examples` distinct cases, each drawn afresh, the sources in turn, without running
     anything: the same for the same seed. Left to run, Hypothesis spends most of its examples on
-    variations of the few streams it drew first, which is right for finding one failure and
-    shrinking it, not for measuring how much streams find: here stream i is the first random
-    example of a Hypothesis run seeded with "seed:i" (the one before it is the simplest stream,
+    variations of the few cases it drew first, which is right for finding one failure and
+    shrinking it, not for measuring how much cases find: here case i is the first random
+    example of a Hypothesis run seeded with "seed:i" (the one before it is the simplest case,
     drawn in every run)."""
     base = seed if seed is not None else random.getrandbits(64)
-    last: list[GeneratedStream] = []
+    last: list[Generated] = []
 
-    def collector(profile: Profile) -> Callable[[], None]:
+    def collector(strategy: st.SearchStrategy[Generated]) -> Callable[[], None]:
         @_settings(2, (Phase.generate,))
-        @given(streams(profile, max_items))
-        def collect(stream: GeneratedStream) -> None:
-            last[:] = [stream]
+        @given(strategy)
+        def collect(case: Generated) -> None:
+            last[:] = [case]
 
         return collect
 
-    collectors = [collector(profile) for profile in profiles]
+    collectors = [collector(strategy) for strategy in sources.strategies(max_items)]
     drawn: dict[str, Case] = {}
     for run in itertools.count():
         if len(drawn) == examples:
@@ -344,7 +443,7 @@ def draw_streams(
 
 
 def first_failure(implementation: Implementation, drawn: Sequence[Case]) -> tuple[int, str] | None:
-    """The first stream the implementation fails, by its index, and what went wrong."""
+    """The first case the implementation fails, by its index, and what went wrong."""
     for index, case in enumerate(drawn):
         verdict = judge(implementation, case)
         if verdict is not None:
@@ -360,25 +459,25 @@ def fuzz(
     max_items: int = 5,
     shrink: bool = True,
 ) -> FuzzResult:
-    """Run up to `examples` generated streams; shrink the first failure and save it as a vector."""
-    profiles = claimed(implementation)
+    """Run up to `examples` generated cases; shrink the first failure and save it as a vector."""
+    sources = claimed(implementation)
     if not shrink:
-        drawn = draw_streams(profiles, examples, seed, max_items)
+        drawn = draw_streams(sources, examples, seed, max_items)
         found = first_failure(implementation, drawn)
         if found is None:
             return FuzzResult(len(drawn))
         index, message = found
-        return _failed(FuzzResult(index + 1), implementation, drawn[index].stream, message, save_to)
+        return _failed(FuzzResult(index + 1), implementation, drawn[index].generated, message, save_to)
     result = FuzzResult(0)
-    failures: list[tuple[GeneratedStream, str]] = []
+    failures: list[tuple[Generated, str]] = []
 
     @_settings(examples, (Phase.generate, Phase.shrink))
-    @given(generated(profiles, max_items))
-    def check(stream: GeneratedStream) -> None:
+    @given(generated(sources, max_items))
+    def check(case: Generated) -> None:
         result.examples += 1
-        verdict = judge(implementation, Case(stream))
+        verdict = judge(implementation, Case(case))
         if verdict is not None:
-            failures.append((stream, verdict))
+            failures.append((case, verdict))
             raise _Found
 
     try:
@@ -392,35 +491,24 @@ def fuzz(
             result.notes.append(f"Hypothesis: {type(exc).__name__}")
     if not failures:
         return result
-    stream, message = failures[-1]  # the last failure Hypothesis ran is the shrunk one
-    return _failed(result, implementation, stream, message, save_to)
+    case, message = failures[-1]  # the last failure Hypothesis ran is the shrunk one
+    return _failed(result, implementation, case, message, save_to)
 
 
 def _failed(
     result: FuzzResult,
     implementation: Implementation,
-    stream: GeneratedStream,
+    case: Generated,
     message: str,
     save_to: Path | None,
 ) -> FuzzResult:
+    strategies = type(case.drawn).__module__.rsplit(".", 1)[-1]
     description = (
         f"Found by `streamroute fuzz` against {implementation.name}; its outcomes come from the"
-        " stream's ground truth (conformance/strategies.py). What failed:\n" + message.splitlines()[0]
+        f" ground truth of conformance/{strategies}.py. What failed:\n" + message.splitlines()[0]
     )
-    data = vector_data(stream, tool_call_point(implementation), description=description)
-    result.failure = FuzzFailure(stream, message, data)
+    data = vector_data(case, tool_call_point(implementation), description=description)
+    result.failure = FuzzFailure(case, message, data)
     if save_to is not None:
         result.failure.path = write_vector(data, save_to)
     return result
-
-
-def load_implementation(adapter: str | None, adapter_command: str | None, timeout: float) -> Implementation:
-    """The implementation to fuzz: a Python adapter (default: the reference) or an adapter command."""
-    if adapter is not None and adapter_command is not None:
-        raise UsageError("give a Python adapter or an adapter command, not both")
-    try:
-        if adapter_command is not None:
-            return ProtocolImplementation.start(adapter_command, timeout)
-        return PythonImplementation.load(adapter or DEFAULT_ADAPTER)
-    except AdapterLoadError as exc:
-        raise UsageError(str(exc)) from exc

@@ -28,10 +28,12 @@ watchdog thread ends the whole run, with one line on stderr and exit status
 1, when a call is still running one more timeout (at least a second) after
 its deadline: the adapter ignores the deadline, or is stuck outside Python
 code where no signal reaches it. Native code that holds the interpreter lock (a regular expression
-that backtracks for ever, say) stops that thread too, and only an adapter
-command, whose process can be killed, bounds it. Nor can anything in one
-process stop an adapter that ends the process itself (`os._exit`) or
-rewrites the harness; run code you do not trust behind an adapter command.
+that backtracks for ever, say) stops that thread too. Nor can anything in one
+process stop an adapter that ends the process itself (`os._exit`). So the
+front ends run an in-process adapter in a worker process
+(conformance/worker.py), whose parent errors the vector when the worker ends
+or stops answering; `PythonImplementation` alone, as tests use it, has only
+the rules above.
 """
 
 from __future__ import annotations
@@ -211,14 +213,15 @@ class _Deadlines:
         self.current: _Call | None = None
         self.interrupted = False  # the user pressed Ctrl-C while the call ran
         self.before_abandon: Callable[[], object] | None = None  # a front end's, e.g. pytest's capture
+        self.watchdog = True  # False in a worker, whose parent holds the last deadline
         self._watchdog_pid = 0
 
     def start(self, call: _Call) -> None:
-        if self._watchdog_pid != os.getpid():  # one watchdog per process, and a forked child has none
+        if self.watchdog and self._watchdog_pid != os.getpid():  # one per process; a fork has none
             self._watchdog_pid = os.getpid()
             threading.Thread(target=self._watch, name="streamroute watchdog", daemon=True).start()
         self.interrupted = False
-        call.grace = max(call.timeout, _LEAST_GRACE)
+        call.grace = least_grace(call.timeout)
         call.abandon_at = time.monotonic() + call.timeout + call.grace
         self.current = call
         if _TIMER and threading.current_thread() is threading.main_thread():
@@ -255,6 +258,16 @@ class _Deadlines:
 
 
 _DEADLINES = _Deadlines()
+
+
+def least_grace(timeout: float) -> float:
+    """How long past its deadline a call may run before the run gives up on it."""
+    return max(timeout, _LEAST_GRACE)
+
+
+def run_by_a_worker() -> None:
+    """This process is a worker (conformance/worker.py): no watchdog, its parent kills it instead."""
+    _DEADLINES.watchdog = False
 
 
 def before_abandoning(hook: Callable[[], object] | None) -> Callable[[], object] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -39,6 +40,16 @@ def clip(text: str, limit: int) -> str:
         return text
     mark = f"… (cut: {len(text)} characters in all)"
     return text[: max(limit - len(mark), 0)] + mark
+
+
+# What no terminal should be handed: control characters (C0 but tab and line feed, DEL, C1), which
+# act on it, and lone surrogates (an implementation may send one), which no encoding prints.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """`text` with each character no terminal should be handed written as its escape."""
+    return _UNPRINTABLE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 TOO_DEEP = f"nests arrays and objects deeper than {MAX_JSON_DEPTH} levels (the JSON depth limit)"

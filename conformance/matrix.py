@@ -18,7 +18,10 @@ Each implementation runs once with the existing machinery (Suite, the JSON
 Lines report); the matrix (docs/matrix.md) is rendered from the reports it
 writes (docs/reports/ID.jsonl), so each cell can be traced to its report,
 and from what each run records beside it (docs/reports/ID.run.json: platform,
-runtime and installed package versions).
+runtime and installed package versions). Beside the vectors, it shows each
+implementation's verdict on each requirement (`Verdicts`): a requirement
+fails when any vector citing it fails or errors, passes when vectors citing
+it ran and all passed, and is not applicable when none ran.
 """
 
 from __future__ import annotations
@@ -39,13 +42,16 @@ from typing import Any
 import yaml
 
 from .report import Report, run_suite, write_report
+from .requirements import read_requirements
 from .results import Status
+from .schemas import BUNDLED_VECTORS, SPEC_DIR, option_defaults
 from .suite import DEFAULT_TIMEOUT, Suite, UsageError
-from .vectors import _UniqueKeyLoader
+from .vectors import _UniqueKeyLoader, load_vectors
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _COUNTED = (Status.PASSED, Status.FAILED, Status.ERRORED, Status.SKIPPED, Status.NOT_APPLICABLE)
-_CLASS = re.compile(r"^(bug|choice \((option [a-z_]+|no option yet)\)|unrealistic vector)$")
+_CLASS = re.compile(r"^(bug|choice \(option [a-z_]+\)|unrealistic vector)$")
+_LEVELS = ("MUST", "SHOULD", "MAY")
 _PROJECT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")  # the project name a pip requirement starts with
 
 
@@ -156,8 +162,7 @@ def load_matrix(path: Path) -> Matrix:
         classification = _text(item, "class", where)
         if not _CLASS.match(classification):
             raise UsageError(
-                f"{where}: `class` {classification!r} must be bug, choice (option NAME), "
-                "choice (no option yet) or unrealistic vector"
+                f"{where}: `class` {classification!r} must be bug, choice (option NAME) or unrealistic vector"
             )
         findings.append(
             Finding(
@@ -174,6 +179,86 @@ def load_matrix(path: Path) -> Matrix:
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise UsageError(f"{path}: `timeout` must be a positive number of seconds")
     return Matrix(profiles, float(timeout), tuple(entries), tuple(findings))
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """The requirements the vectors check: what each vector cites (its `spec`), each one's level."""
+
+    cited: Mapping[str, tuple[str, ...]]  # vector id -> requirement ids
+    levels: Mapping[str, str]  # requirement id -> MUST, SHOULD or MAY
+
+    @classmethod
+    def bundled(cls) -> Requirements:
+        vectors, _ = load_vectors([BUNDLED_VECTORS])  # a bad file is the lint's to report
+        found, _ = read_requirements(SPEC_DIR)
+        return cls(
+            {v.id: tuple(v.data.get("spec", ())) for v in vectors},
+            {requirement.id: requirement.level for requirement in found.values()},
+        )
+
+    def verdicts(self, report: Report) -> dict[str, bool]:
+        """Each requirement a vector of the report ran for: True when every such vector passed. What
+        a vector cites is what its report line says, else what the bundled vector of its id says."""
+        verdicts: dict[str, bool] = {}
+        for v in report.vectors:
+            status = Status(v["status"])
+            if status.executed:
+                for requirement in v.get("spec") or self.cited.get(v["id"], ()):
+                    verdicts[requirement] = verdicts.get(requirement, True) and not status.is_failure
+        return verdicts
+
+
+def _requirement_key(requirement: str) -> tuple[str, int]:
+    """CORE-EVT-2 before CORE-EVT-10."""
+    prefix, _, number = requirement.rpartition("-")
+    return prefix, int(number) if number.isdigit() else 0
+
+
+def _requirement_tables(requirements: Requirements, reports: Sequence[tuple[Entry, Report]]) -> list[str]:
+    """Requirements passed and failed by level, then each requirement's verdict per implementation."""
+    verdicts = [requirements.verdicts(report) for _, report in reports]
+    ran = sorted(set().union(*verdicts), key=_requirement_key)
+    lines = [
+        "",
+        "## Requirements",
+        "",
+        "A requirement fails when any vector citing it failed or errored, passes when vectors citing it "
+        "ran and all passed, and is not applicable (n/a) when none of them ran. "
+        "By level: requirements passed / failed (not applicable).",
+        "",
+        "| implementation | " + " | ".join(_LEVELS) + " |",
+        "|" + "---|" * (1 + len(_LEVELS)),
+    ]
+    for (entry, _), verdict in zip(reports, verdicts, strict=True):
+        cells = []
+        for level in _LEVELS:
+            ids = [r for r in ran if requirements.levels.get(r) == level]
+            passed = sum(verdict.get(r) is True for r in ids)
+            failed = sum(verdict.get(r) is False for r in ids)
+            cells.append(f"{passed} / {failed} ({len(ids) - passed - failed})")
+        lines.append(f"| {entry.id} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"By requirement ({len(ran)} requirements that a vector ran for, in at least one implementation):",
+        "",
+        "| requirement | level | " + " | ".join(e.id for e, _ in reports) + " |",
+        "|" + "---|" * (2 + len(reports)),
+    ]
+    shown = {True: "pass", False: "**fail**", None: "n/a"}
+    for requirement in ran:
+        cells = [shown[verdict.get(requirement)] for verdict in verdicts]
+        level = requirements.levels.get(requirement, "?")
+        lines.append(f"| {requirement} | {level} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _options(report: Report) -> str:
+    """The option values an implementation declares that are not canonical."""
+    declared = report.header["implementation"].get("options", {})
+    defaults = option_defaults()
+    chosen = [f"`{name}: {value}`" for name, value in sorted(declared.items()) if defaults.get(name) != value]
+    return ", ".join(chosen) or "canonical"
 
 
 def _call(argv: list[str], log: Path) -> None:
@@ -291,10 +376,13 @@ def render(
     reports: Sequence[tuple[Entry, Report]],
     reports_dir: str,
     runs: Mapping[str, dict[str, Any]] | None = None,
+    requirements: Requirements | None = None,
 ) -> str:
-    """docs/matrix.md: implementations x profiles, where each ran, then each failing vector with its
-    finding. `runs` holds each entry's run description (describe_run), by entry id."""
+    """docs/matrix.md: implementations x profiles, where each ran, each requirement's verdict, then
+    each failing vector with its finding. `runs` holds each entry's run description (describe_run),
+    by entry id; `requirements`, what the vectors cite (the bundled vectors' when None)."""
     runs = runs or {}
+    requirements = requirements or Requirements.bundled()
     lines = [
         "# Conformance matrix of real implementations",
         "",
@@ -302,11 +390,16 @@ def render(
         "do not edit by hand. Each cell is passed / failed / errored (applicable vectors; "
         "not applicable ones are left out). The JSON Lines reports it was rendered from are in "
         f"[{reports_dir}/]({reports_dir}/), each with what its run ran on (`ID.run.json`); each "
-        "failure's cause is explained in [findings.md](findings.md).",
+        "failure's cause is explained in [findings.md](findings.md). *options* are the option values "
+        "the implementation declares that are not canonical (spec/core.md section 12).",
         "",
     ]
-    header = "| implementation | language | adapter | entry point | " + " | ".join(matrix.profiles) + " |"
-    lines += [header, "|" + "---|" * (4 + len(matrix.profiles))]
+    header = (
+        "| implementation | language | adapter | entry point | options | "
+        + " | ".join(matrix.profiles)
+        + " |"
+    )
+    lines += [header, "|" + "---|" * (5 + len(matrix.profiles))]
     for entry, report in reports:
         info = report.header["implementation"]
         cells = []
@@ -321,7 +414,7 @@ def render(
             )
         lines.append(
             f"| {_cell(entry.label)} | {info['language']} | `{info['name']}` {info['version']} | "
-            f"{_cell(entry.entry_point)} | " + " | ".join(cells) + " |"
+            f"{_cell(entry.entry_point)} | {_options(report)} | " + " | ".join(cells) + " |"
         )
     suite = reports[0][1].header["suite"] if reports else {"version": "?"}
     lines += [
@@ -337,6 +430,7 @@ def render(
             f"| {entry.id} | {report.header.get('started', '?')} | {about.get('platform', '?')} | "
             f"{about.get('python', '?')} | {about.get('node') or '-'} | {_versions(entry, about)} |"
         )
+    lines += _requirement_tables(requirements, reports)
     lines += _finding_table(matrix, reports)
     unexplained = 0
     for entry, report in reports:
@@ -434,8 +528,13 @@ def run_matrix(
         print(f"matrix: {entry.id}: running {command}", file=sys.stderr)
         reports.append((entry, run_entry(matrix, entry, command, path)))
         print(f"matrix: {entry.id}: {reports[-1][1].totals.describe()}", file=sys.stderr)
-    relative = Path(_relative(reports_dir.resolve(), output.resolve().parent))
-    output.write_text(render(matrix, reports, relative.as_posix(), runs), encoding="utf-8")
+    relative = Path(_relative(reports_dir.resolve(), output.resolve().parent)).as_posix()
+    requirements = Requirements.bundled()
+    output.write_text(render(matrix, reports, relative, runs, requirements), encoding="utf-8")
+    from .matrix_page import render_page  # imported here: the page builds on this module
+
+    page = render_page(matrix, reports, relative, requirements)
+    output.with_suffix(".html").write_text(page, encoding="utf-8")
     return matrix, reports
 
 

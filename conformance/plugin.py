@@ -8,23 +8,43 @@ in the report header. Options without an implementation
 unset CI variable never tests the reference unnoticed; `--streamroute` alone
 asks for the reference. A session in which no vector ran fails, unless
 `--streamroute-allow-empty`.
+
+Each vector's outcome is its report line (conformance/report.py), made where
+the vector runs and carried on pytest's test report, so that an xdist
+controller sees it too: pytest shows it rendered as `streamroute run` does,
+`--streamroute-report` writes the lines as `run --report` does, and pytest's
+JUnit XML gets the vector's profile and folder as its classname. A vector runs
+in its item's setup, so that one the implementation did not answer (errored)
+is a pytest error, and a JUnit `<error>`; a failed one fails in the call.
 """
 
 from __future__ import annotations
 
+import time
+from collections import Counter
 from collections.abc import Generator
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest._code.code import TerminalRepr
+from _pytest._io import TerminalWriter
+from _pytest.junitxml import xml_key
 
 from .fuzz import fuzz
 from .implementation import before_abandoning, described
+from .limits import printable
+from .render import junit_names, vector_text
+from .report import Record, ReportError, SuiteRun, Totals, report_of, timed, unwritable
+from .report import vector_record as make_record
 from .results import Result, Status
 from .suite import DEFAULT_ADAPTER, DEFAULT_TIMEOUT, Suite, UsageError
 from .vectors import Vector, VectorFileError
 
 FUZZ_ITEM = "streamroute-fuzz"
+RECORD = "streamroute_record"  # the attribute of pytest's test report that carries a vector's report line
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -69,6 +89,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="vector ids known to fail, one a line",
     )
     group.addoption(
+        "--streamroute-report",
+        metavar="FILE",
+        help="also write the JSON Lines report `streamroute run --report` writes (spec/report.schema.json)",
+    )
+    group.addoption(
         "--streamroute-allow-empty",
         action="store_true",
         help="pass a session in which no vector ran (each not applicable, skipped or deselected)",
@@ -95,14 +120,41 @@ class VectorFailed(Exception):
         self.result = result
 
 
+@dataclass(frozen=True)
+class _Reason:
+    message: str  # what pytest's short summary and JUnit's `message` show
+
+
+class _Shown(TerminalRepr):
+    """A vector that did not pass, as pytest shows it: its report line rendered, with its reason
+    as the one line (`reprcrash.message`) that pytest's short summary and JUnit XML take."""
+
+    def __init__(self, record: Record) -> None:
+        self.text = vector_text(record)
+        self.reprcrash = _Reason(printable(record["message"].partition("\n")[0]))
+
+    def toterminal(self, tw: TerminalWriter) -> None:
+        for line in self.text.splitlines():
+            tw.line(line)
+
+
 class VectorItem(pytest.Item):
     def __init__(self, *, vector: Vector, suite: Suite, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.vector = vector
         self.suite = suite
+        self.result: Result | None = None
+        self.record: Record | None = None
+
+    def setup(self) -> None:
+        self.result, seconds = timed(self.suite, self.vector)
+        self.record = make_record(self.suite, self.vector, self.result, seconds)
+        if self.result.status is Status.ERRORED:
+            raise VectorFailed(self.result)
 
     def runtest(self) -> None:
-        result = self.suite.run(self.vector)
+        result = self.result
+        assert result is not None, "a vector runs in its item's setup"
         if result.status is Status.NOT_APPLICABLE:
             pytest.skip(f"not applicable: {result.message}")
         if result.status is Status.SKIPPED:
@@ -112,12 +164,12 @@ class VectorItem(pytest.Item):
         if result.status is not Status.PASSED:
             raise VectorFailed(result)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, VectorFailed):
-            result = excinfo.value.result
-            lines = [f"{result.status.value}: {self.vector.title}", str(self.vector.path), result.message]
-            return "\n".join([*lines, result.details])
-        return str(super().repr_failure(excinfo))
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, VectorFailed) and self.record is not None:
+            return _Shown(self.record)
+        return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.vector.path, None, f"vector {self.vector.id}"
@@ -204,9 +256,16 @@ class _Session:
     def __init__(self, config: pytest.Config, suite: Suite) -> None:
         self.config = config
         self.suite = suite
-        self.items = frozenset([*(vector.id for vector in suite.vectors), FUZZ_ITEM])
         self.executed = 0
         self.empty = False  # no vector ran, and that fails the session
+        self.records: list[Record] = []
+        self.started, self.clock = datetime.now(timezone.utc), time.perf_counter()
+        self.selected = self.deselected = 0  # vector items
+        self.report_problem: str | None = None
+        self.junit_names = {vector.id: junit_names(vector.id, vector.profile) for vector in suite.vectors}
+        self.junit_names.update(
+            {str(error.path): ("vector files", str(error.path)) for error in suite.file_errors}
+        )
         capture = config.pluginmanager.getplugin("capturemanager")
         # The watchdog that ends a stuck run writes its line to the terminal, not into a capture.
         self.abandon_hook = before_abandoning(
@@ -234,14 +293,60 @@ class _Session:
                 VectorSuite.from_parent(collector, name="streamroute", nodeid="streamroute", suite=self.suite)
             )
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.selected = sum(isinstance(item, VectorItem) for item in session.items)
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += sum(isinstance(item, VectorItem) for item in items)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, Any, None]:
+        outcome = yield
+        report: pytest.TestReport = outcome.get_result()
+        if not isinstance(item, VectorItem) or item.record is None:
+            return
+        if call.when == "setup" and report.failed:  # errored: shown as a failure is, not as a traceback
+            report.longrepr = _Shown(item.record)
+        if call.when == "call" or (call.when == "setup" and report.failed):
+            setattr(report, RECORD, item.record)
+
+    @pytest.hookimpl(tryfirst=True)  # before pytest's JUnit XML writer opens the test case
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        skipped = report.skipped and not hasattr(report, "wasxfail")  # not applicable, or declined
-        if report.when == "call" and not skipped and report.nodeid in self.items:
+        xml = self.config.stash.get(xml_key, None)
+        if xml is not None and report.nodeid in self.junit_names:
+            classname, name = self.junit_names[report.nodeid]
+            reporter = xml.node_reporter(report)
+            reporter.add_attribute("classname", classname)
+            reporter.add_attribute("name", name)
+        record = getattr(report, RECORD, None)
+        if record is not None:
+            self.records.append(record)
+            self.executed += Status(record["status"]).executed
+        elif report.nodeid == FUZZ_ITEM and report.when == "call" and not report.skipped:
             self.executed += 1
 
+    def _write_report(self, path: Path) -> None:
+        counts = Counter(Status(record["status"]) for record in self.records)
+        deselected = self.suite.deselected + self.deselected
+        not_run = max(self.selected - len(self.records), 0)  # an xdist controller collects nothing
+        totals = Totals(counts, len(self.suite.file_errors), deselected, not_run)
+        run = SuiteRun(self.records, totals, self.started, time.perf_counter() - self.clock)
+        report_of(self.suite, run).write(path)
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.executed or self.config.option.collectonly or hasattr(self.config, "workerinput"):
+        if self.config.option.collectonly or hasattr(self.config, "workerinput"):
             return  # an xdist worker: its controller sees every report and decides
+        path = self.config.option.streamroute_report
+        if path is not None:
+            try:
+                self._write_report(Path(path))
+            except ReportError as exc:
+                self.report_problem = str(exc)
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if self.executed:
+            return
         if self.config.option.streamroute_allow_empty:
             if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
                 session.exitstatus = pytest.ExitCode.OK
@@ -250,6 +355,8 @@ class _Session:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.report_problem is not None:
+            terminalreporter.write_line(f"streamroute: {self.report_problem}", red=True)
         if self.empty:
             why = "none is selected"
             if self.suite.vectors:
@@ -274,6 +381,7 @@ def _active(config: pytest.Config) -> bool:
         or option.streamroute_expected_failures is not None
         or option.streamroute_fuzz is not None
         or option.streamroute_allow_empty
+        or option.streamroute_report is not None
     )
 
 
@@ -288,6 +396,9 @@ def pytest_configure(config: pytest.Config) -> None:
             "--streamroute-adapter-command CMD (--streamroute alone tests the reference)"
         )
     expected_failures = option.streamroute_expected_failures
+    problem = None if option.streamroute_report is None else unwritable(Path(option.streamroute_report))
+    if problem is not None:
+        raise pytest.UsageError(f"streamroute: --streamroute-report: {problem}")
     try:
         suite = Suite.prepare(
             option.streamroute_adapter,

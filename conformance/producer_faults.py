@@ -6,9 +6,11 @@ The bundled captures of tests/captures are finite; these strategies check
 
 1. A well-formed response (`Draft`): its lifecycle events; its items (messages
    of text and refusal parts, reasoning summaries and text, function and custom
-   tool calls, hosted tool calls), each cut into deltas and interleaved with the
-   others; vendor-prefixed, unknown and `error` events between them. A response
-   that fails or ends incomplete may leave items unfinished.
+   tool calls, hosted tool calls, apply_patch and shell calls of the call
+   catalogue, whose shell commands each begin with an `.added`), each cut into
+   deltas and interleaved with the others; vendor-prefixed, unknown and `error`
+   events between them. A response that fails or ends incomplete may leave
+   items unfinished.
 2. Zero or more planted faults, at most one per requirement. Each breaks one
    PROD-* requirement as a producer, gateway or proxy does and records where a
    checker must report it: the requirement on the event it lands on, or on the
@@ -71,12 +73,18 @@ class Text:
     """A text (section 7): its deltas and its `.done`, which states `value` in its field `complete`."""
 
     family: str  # its events are `<family>.delta` and `<family>.done`
-    where: dict[str, Any]  # the fields naming it: item_id, output_index and its index, if any
+    where: dict[str, Any]  # the fields naming it: item_id (if its events have one), output_index, its index
     complete: str
     value: str
     deltas: list[Entry]
     done: Entry | None
     part: Part | None = None  # the part that must be open for its events (PROD-PART-2)
+    added: Entry | None = None  # the `.added` that begins it, stating its first piece (PROD-CALLTYPE-1)
+
+    @property
+    def streamed(self) -> list[Entry]:
+        """Its events before its `.done`."""
+        return self.deltas if self.added is None else [self.added, *self.deltas]
 
 
 @dataclass(eq=False)
@@ -177,15 +185,21 @@ def _pieces(draw: st.DrawFn, text: str) -> list[str]:
 class _Timeline:
     """The events of one item, built in order."""
 
-    def __init__(self, item_id: str, output_index: int, announced: dict[str, Any]) -> None:
+    def __init__(
+        self, item_id: str, output_index: int, announced: dict[str, Any], by_index: bool = False
+    ) -> None:
         self.id = item_id
         self.output_index = output_index
+        # The fields naming the item in its events: a shell call's name it by output_index alone.
+        self.names = (
+            {"output_index": output_index} if by_index else {"item_id": item_id, "output_index": output_index}
+        )
         self.entries = [_entry("response.output_item.added", output_index=output_index, item=announced)]
         self.parts: list[Part] = []
         self.texts: list[Text] = []
 
     def event(self, event_type: str, **fields: Any) -> Entry:
-        entry = _entry(event_type, item_id=self.id, output_index=self.output_index, **fields)
+        entry = _entry(event_type, **self.names, **fields)
         self.entries.append(entry)
         return entry
 
@@ -195,8 +209,19 @@ class _Timeline:
         # A text without deltas may come only in its complete states.
         sent = bool(pieces) or draw(st.booleans())
         done = self.event(f"{family}.done", **index, **{complete: value}) if sent else None
-        where = {"item_id": self.id, "output_index": self.output_index, **index}
-        text = Text(family, where, complete, value, deltas, done)
+        return self._keep(Text(family, {**self.names, **index}, complete, value, deltas, done))
+
+    def command(self, draw: st.DrawFn, value: str, index: int) -> Text:
+        """A shell command: its `.added` states its first piece (or nothing), its deltas the rest."""
+        family = "response.shell_call_command"
+        first, *rest = ([""] if draw(st.booleans()) else []) + (draw(_pieces(value)) or [value])
+        added = self.event(f"{family}.added", command_index=index, command=first)
+        deltas = [self.event(f"{family}.delta", command_index=index, delta=piece) for piece in rest]
+        done = self.event(f"{family}.done", command_index=index, command=value)
+        where = {**self.names, "command_index": index}
+        return self._keep(Text(family, where, "command", value, deltas, done, added=added))
+
+    def _keep(self, text: Text) -> Text:
         self.texts.append(text)
         return text
 
@@ -290,6 +315,44 @@ def _hosted(draw: st.DrawFn, item_id: str, output_index: int, kind: str) -> Item
     return timeline.finish(kind, done)
 
 
+def _apply_patch(draw: st.DrawFn, item_id: str, output_index: int) -> Item:
+    call = {"id": item_id, "type": "apply_patch_call", "call_id": f"call_{output_index}"}
+    operation = {"type": draw(st.sampled_from(("create_file", "update_file"))), "path": "src/app.py"}
+    timeline = _Timeline(
+        item_id, output_index, {**call, "status": "in_progress", "operation": {**operation, "diff": ""}}
+    )
+    diff = timeline.text(draw, "response.apply_patch_call_operation_diff", "diff", draw(TEXTS)).value
+    return timeline.finish(
+        "apply_patch_call", {**call, "status": "completed", "operation": {**operation, "diff": diff}}
+    )
+
+
+def _shell(draw: st.DrawFn, item_id: str, output_index: int) -> Item:
+    environment = draw(
+        st.sampled_from(({"type": "local"}, {"type": "container_reference", "container_id": "cntr_1"}))
+    )
+    call = {
+        "id": item_id,
+        "type": "shell_call",
+        "call_id": f"call_{output_index}",
+        "environment": environment,
+    }
+    limits = {"timeout_ms": 60000, "max_output_length": 4096}
+    timeline = _Timeline(
+        item_id,
+        output_index,
+        {**call, "status": "in_progress", "action": {"commands": [], **limits}},
+        by_index=True,
+    )
+    commands = [
+        timeline.command(draw, command, index).value
+        for index, command in enumerate(draw(st.lists(TEXTS, min_size=1, max_size=3)))
+    ]
+    return timeline.finish(
+        "shell_call", {**call, "status": "completed", "action": {"commands": commands, **limits}}
+    )
+
+
 # Each kind of item: the prefix of its ids, and how its events are drawn.
 ITEM_KINDS: dict[str, tuple[str, Callable[[st.DrawFn, str, int], Item]]] = {
     "message": ("msg", _message),
@@ -299,9 +362,23 @@ ITEM_KINDS: dict[str, tuple[str, Callable[[st.DrawFn, str, int], Item]]] = {
     "web_search_call": ("ws", functools.partial(_hosted, kind="web_search_call")),
     "code_interpreter_call": ("ci", functools.partial(_hosted, kind="code_interpreter_call")),
     "mcp_call": ("mcp", functools.partial(_hosted, kind="mcp_call")),
+    "apply_patch_call": ("apc", _apply_patch),
+    "shell_call": ("sh", _shell),
 }
-# Messages, function calls and reasoning are the most common items, and the richest in faults.
-_KINDS = st.sampled_from((*ITEM_KINDS, "message", "message", "function_call", "reasoning"))
+# Messages, function calls and reasoning are the most common items, and the richest in faults;
+# the catalogue calls are the only items checked by PROD-CALLTYPE-*.
+_KINDS = st.sampled_from(
+    (
+        *ITEM_KINDS,
+        "message",
+        "message",
+        "function_call",
+        "reasoning",
+        "shell_call",
+        "shell_call",
+        "apply_patch_call",
+    )
+)
 
 
 # Events that name no announced item: every checker must let them pass (PROD-EVT-2: unknown and
@@ -430,6 +507,7 @@ ITEM_EVENTS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "response.custom_tool_call_input.delta": (("custom_tool_call",), {"delta": "x"}),
     "response.mcp_call_arguments.delta": (("mcp_call",), {"delta": "{"}),
     "response.code_interpreter_call_code.delta": (("code_interpreter_call",), {"delta": "x"}),
+    "response.apply_patch_call_operation_diff.delta": (("apply_patch_call",), {"delta": "@@"}),
     "response.web_search_call.searching": (("web_search_call",), {}),
     "response.file_search_call.searching": (("file_search_call",), {}),
     "response.mcp_call.completed": (("mcp_call",), {}),
@@ -456,6 +534,12 @@ def _middle(draft: Draft, item: Item) -> list[Entry]:
 
 
 Planter = Callable[[st.DrawFn, Draft], "str | None"]  # plants a fault; says what, or None: no place for it
+
+
+def _late_copies(draft: Draft) -> list[Entry]:
+    """The events a fault may copy past the response's end: not `response.created`, which there
+    begins the capture's next response (spec/producer.md)."""
+    return [entry for entry in draft.entries if entry.event is not None and entry.type != "response.created"]
 
 
 def _first_event(draw: st.DrawFn, draft: Draft) -> str | None:
@@ -538,7 +622,7 @@ def _after_terminal(draw: st.DrawFn, draft: Draft) -> str | None:
     terminal = draft.terminal()
     if terminal is None:
         return None
-    sources = [entry for entry in draft.entries if entry.event is not None and entry.type not in TERMINAL]
+    sources = [entry for entry in _late_copies(draft) if entry.type not in TERMINAL]
     late = [
         _copy(draw(st.sampled_from(sources))) if bool(sources) and draw(st.booleans()) else _extra(draw)
         for _ in range(draw(st.integers(1, 2)))
@@ -577,10 +661,22 @@ def _announcements(draw: st.DrawFn, draft: Draft) -> str | None:
 
 def _output_indexes(draw: st.DrawFn, draft: Draft) -> str | None:
     # Every event of the item carries the index it was announced with: only the announcement is
-    # wrong, and the items keep their order (PROD-LIFE-5 sorts them by index, stably).
+    # wrong, and the items keep their order (PROD-LIFE-5 sorts them by index, stably). A shell
+    # call shares its index with no item: its command events name it by output_index alone.
+    items = draft.items
+
+    def apart(number: int, onto: int) -> bool:
+        return onto >= len(items) or "shell_call" not in (items[number].kind, items[onto].kind)
+
+    ways = [("one too high", 1), ("one too low", -1)]
     picked = _pick(
         draw,
-        [("one too high", i, 1) for i in draft.items] + [("one too low", i, -1) for i in draft.items[1:]],
+        [
+            (way, item, shift)
+            for number, item in enumerate(items)
+            for way, shift in ways
+            if number + shift >= 0 and apart(number, number + shift)
+        ],
     )
     if picked is None:
         return None
@@ -596,7 +692,9 @@ def _output_indexes(draw: st.DrawFn, draft: Draft) -> str | None:
 def _item_output_index(draw: st.DrawFn, draft: Draft) -> str | None:
     candidates: list[tuple[str, Item, Entry]] = []
     for item in draft.items:
-        candidates += [("an event's output_index", item, entry) for entry in _middle(draft, item)]
+        # A shell command event names its item by output_index: another index names another item.
+        named = [entry for entry in _middle(draft, item) if entry.event and "item_id" in entry.event]
+        candidates += [("an event's output_index", item, entry) for entry in named]
         if draft.has(item.done):
             candidates += [
                 (way, item, item.done) for way in ("the done item's output_index", "the done item's type")
@@ -724,7 +822,7 @@ def _text_done(draw: st.DrawFn, draft: Draft) -> str | None:
             ]
             # A text with deltas is still open when its part closes and when its item does.
             reported = [e for e in (part_done, draft.open_until(item)) if e is not None]
-            if reported and any(draft.has(delta) for delta in text.deltas):
+            if reported and any(draft.has(entry) for entry in text.streamed):
                 candidates.append(("done never sent", item, (text, reported)))
     picked = _pick(draw, candidates)
     if picked is None:
@@ -800,12 +898,76 @@ def _complete_states(draw: st.DrawFn, draft: Draft) -> str | None:
     if picked is None:
         return None
     way, item, (entry, path) = picked
+    _garble(draw, entry, path)
+    entry.rules.append("PROD-DONE-1")
+    return f"PROD-DONE-1: {way} of {item.id} disagrees"
+
+
+def _garble(draw: st.DrawFn, entry: Entry, path: tuple[str | int, ...]) -> None:
+    """Change the text at `path` in the entry's event to another."""
     holder: Any = entry.event
     for key in path[:-1]:
         holder = holder[key]
     holder[path[-1]] = _other_text(draw, holder[path[-1]])
-    entry.rules.append("PROD-DONE-1")
-    return f"PROD-DONE-1: {way} of {item.id} disagrees"
+
+
+def _command_beginnings(draw: st.DrawFn, draft: Draft) -> str | None:
+    candidates: list[tuple[str, Item, Text]] = []
+    for item in draft.items:
+        for text in item.texts:
+            if text.added is None or not draft.has(text.added):
+                continue
+            candidates.append(("is begun twice", item, text))
+            if any(draft.has(entry) for entry in [*text.deltas, text.done]):
+                candidates.append(("is never begun", item, text))
+    picked = _pick(draw, candidates)
+    if picked is None:
+        return None
+    way, item, text = picked
+    assert text.added is not None
+    assert text.added.event is not None
+    if way == "is begun twice":
+        entry = _copy(text.added)
+        if not draft.place(draw, entry, after=text.added, before=draft.open_until(item)):
+            return None
+        entry.rules.append("PROD-CALLTYPE-1")
+    else:
+        draft.entries.remove(text.added)
+        following = [entry for entry in [*text.deltas, text.done] if entry is not None and draft.has(entry)]
+        following[0].rules.append("PROD-CALLTYPE-1")
+        # The piece it stated is lost with it: the deltas no longer spell the command.
+        lost = text.added.event["command"] != "" and any(draft.has(delta) for delta in text.deltas)
+        if lost and text.done is not None and draft.has(text.done):
+            text.done.rules.append("PROD-TEXT-2")
+    return f"PROD-CALLTYPE-1: command {text.where['command_index']} of {item.id} {way}"
+
+
+def _catalogue_done(draw: st.DrawFn, draft: Draft) -> str | None:
+    # (way, item, the path to the field of the done event it changes; None: the last command is left out)
+    candidates: list[tuple[str, Item, tuple[str | int, ...] | None]] = []
+    for item in draft.items:
+        if item.kind not in ("apply_patch_call", "shell_call") or not draft.has(item.done):
+            continue
+        candidates.append(("another call_id", item, ("item", "call_id")))
+        stated = [text for text in item.texts if draft.has(text.done)]
+        if item.kind == "apply_patch_call":
+            candidates += [("another operation.diff", item, ("item", "operation", "diff")) for _ in stated]
+            continue
+        commands = [text.where["command_index"] for text in stated]
+        candidates += [("another command", item, ("item", "action", "commands", n)) for n in commands]
+        if draft.has(item.texts[-1].done):
+            candidates.append(("its last command left out", item, None))
+    picked = _pick(draw, candidates)
+    if picked is None:
+        return None
+    way, item, path = picked
+    if path is None:
+        assert item.done.event is not None
+        item.done.event["item"]["action"]["commands"].pop()
+    else:
+        _garble(draw, item.done, path)
+    item.done.rules.append("PROD-CALLTYPE-2")
+    return f"PROD-CALLTYPE-2: the done {item.kind} {item.id}: {way}"
 
 
 def _wrong_type(value: object) -> object:
@@ -898,6 +1060,8 @@ EVENT_FAULTS: dict[str, Planter] = {
     "PROD-TEXT-1": _text_done,
     "PROD-TEXT-2": _deltas_disagree,
     "PROD-DONE-1": _complete_states,
+    "PROD-CALLTYPE-1": _command_beginnings,
+    "PROD-CALLTYPE-2": _catalogue_done,
     "PROD-ITEM-1": _announcements,
     "PROD-EVT-2": _invalid_event,
     "PROD-EVT-1": _not_an_object,
@@ -906,11 +1070,13 @@ SEQUENCE_FAULTS = ("PROD-SEQ-1", "PROD-SEQ-2")
 SSE_FAULTS = ("PROD-SSE-1", "PROD-SSE-2", "PROD-SSE-3", "PROD-SSE-4")
 RULES = (*EVENT_FAULTS, *SEQUENCE_FAULTS, *SSE_FAULTS)
 # How often each fault is planted, in eighths: more often those that need what a stream may not
-# have (a completed response, an item of some kind, a part, a text with deltas).
+# have (a completed response, an item of some kind, a part, a text with deltas, a shell call).
 WEIGHTS = {rule: 1 for rule in RULES} | {
     **dict.fromkeys(("PROD-ITEM-2", "PROD-ITEM-3", "PROD-ITEM-4", "PROD-ITEM-5"), 2),
-    **dict.fromkeys(("PROD-PART-2", "PROD-TEXT-1", "PROD-TEXT-2", "PROD-LIFE-4"), 2),
-    **dict.fromkeys(("PROD-PART-1", "PROD-DONE-1", "PROD-LIFE-5"), 3),
+    **dict.fromkeys(("PROD-TEXT-1", "PROD-TEXT-2", "PROD-LIFE-4"), 2),
+    **dict.fromkeys(
+        ("PROD-PART-1", "PROD-PART-2", "PROD-DONE-1", "PROD-LIFE-5", "PROD-CALLTYPE-1", "PROD-CALLTYPE-2"), 3
+    ),
 }
 
 
@@ -987,7 +1153,7 @@ def _plant_done(draw: st.DrawFn, draft: Draft, events: list[_SseEvent]) -> str:
         return "PROD-SSE-4: [DONE] before the terminal event"
     if events[-1].entry is not None:
         events.append(_SseEvent(None))
-    sources = [entry for entry in draft.entries if entry.event is not None]
+    sources = _late_copies(draft)
     after = [
         draw(st.sampled_from(("[DONE]", "an event", "not JSON"))) for _ in range(draw(st.integers(1, 2)))
     ]

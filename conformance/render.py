@@ -1,10 +1,17 @@
-"""What a report becomes: a summary (text or Markdown), a badge, a baseline of expected failures."""
+"""What a report becomes: what `streamroute run` prints of each vector, a summary (text or
+Markdown), JUnit XML, a badge, a baseline of expected failures. Everything here reads report
+lines (spec/report.schema.json), never a run's objects, so what is printed is what is recorded."""
 
 from __future__ import annotations
 
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .report import Report
+from .limits import printable
+from .report import Record, Report
 from .results import Status
 
 # Vectors a summary lists one by one: everything but passed and not applicable.
@@ -50,7 +57,7 @@ def summary_text(report: Report) -> str:
     lines += [f"BAD VECTOR FILE {error['path']}: {error['message']}" for error in report.file_errors]
     lines.append(f"streamroute: {totals.describe()}")
     lines.append(f"result: {'FAILED' if totals.failed else 'PASSED'}")
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines) + "\n")
 
 
 def _cell(text: str) -> str:
@@ -80,7 +87,7 @@ def summary_markdown(report: Report) -> str:
             f"| `{error['path']}` | bad vector file | {_cell(error['message'])} |"
             for error in report.file_errors
         ]
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines) + "\n")
 
 
 def badge(report: Report) -> dict[str, Any]:
@@ -113,3 +120,228 @@ def baseline(report: Report, source: str) -> str:
         if failing and not stale:
             lines.append(f"{line['id']}  # {_first_line(line['message'])}")
     return "\n".join(lines) + "\n"
+
+
+# -- a vector, as `streamroute run` prints it -------------------------------------------------------
+
+_MARKS = {"equal": "", "differs": "!=", "missing": "-", "unexpected": "+"}
+_LEFT_WIDTH = 72  # the expected column at most; the actual one runs on
+
+
+def _shown(cell: Mapping[str, Any]) -> str:
+    return f"@{cell['at']} {cell['kind']} {cell['fields']}".rstrip()
+
+
+def _fit(cell: Mapping[str, Any], width: int, other: Mapping[str, Any] | None = None) -> str:
+    """A cell in `width` characters, its `@at kind` always; its fields cut, if `other` is given,
+    around where they part from other's, so that the difference shows."""
+    text = _shown(cell)
+    if len(text) <= width:
+        return text
+    fields: str = cell["fields"]
+    head = text[: len(text) - len(fields)]
+    room = max(width - len(head), 8)
+    start = 0
+    if other is not None:
+        pairs = zip(fields, other["fields"], strict=False)
+        same = next((index for index, (a, b) in enumerate(pairs) if a != b), len(fields))
+        start = min(max(same - room // 3, 0), len(fields) - room)
+    if start > 0:
+        fields = "…" + fields[start + 1 :]
+    return head + (fields if len(fields) <= room else fields[: room - 1] + "…")
+
+
+def _spans(indexes: Sequence[int]) -> str:
+    """Event indexes as runs: `@3-5, @9`."""
+    runs: list[list[int]] = []
+    for index in indexes:
+        if runs and index == runs[-1][-1] + 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    return ", ".join(f"@{run[0]}" + (f"-{run[-1]}" if len(run) > 1 else "") for run in runs)
+
+
+def _table(rows: Sequence[Mapping[str, Any]], kinds: Sequence[str] | None) -> list[str]:
+    """Expected and actual side by side, aligned: `!=` a pair that differs, `-` an expected
+    outcome not produced, `+` one produced but not expected; then the event of each `@at`."""
+    shown = [row for row in rows if row["op"] != "omitted"]
+    width = min(
+        max((len(_shown(row["expected"])) for row in shown if "expected" in row), default=8), _LEFT_WIDTH
+    )
+    header = f"{'':4}{'#':>3}  {'expected':<{width}}  {'#':>3}  actual"
+    lines = [header + (f"   (comparing {', '.join(kinds)})" if kinds else "")]
+    events: dict[str, set[Any]] = {}
+    for row in rows:
+        if row["op"] == "omitted":
+            lines.append(
+                f"{'':4}{'':>3}  … {row['count']} {'row' if row['count'] == 1 else 'rows'} not shown"
+            )
+            continue
+        expected: Any = row.get("expected")  # a row has one of its cells at least
+        actual: Any = row.get("actual")
+        for cell in (expected, actual):
+            if cell is not None and cell.get("event"):
+                events.setdefault(cell["event"], set()).add(cell["at"])
+        mark = f"{_MARKS[row['op']]:4}"
+        if expected is None:
+            lines.append(f"{mark}{'':>3}  {'':<{width}}  {actual['index']:>3}  {_shown(actual)}")
+        elif actual is None:  # nothing to its right: the expected outcome in full
+            lines.append(f"{mark}{expected['index']:>3}  {_shown(expected)}")
+        else:
+            left = _fit(expected, width, actual if row["op"] == "differs" else None)
+            lines.append(
+                f"{mark}{expected['index']:>3}  {left:<{width}}  {actual['index']:>3}  {_shown(actual)}"
+            )
+    ordered = sorted(events.items(), key=lambda pair: min(pair[1]))
+    named = [f"{_spans(sorted(ats))} {event}" for event, ats in ordered]
+    return lines + _wrapped("    events: ", named, "; ")
+
+
+def _wrapped(first: str, items: Sequence[str], separator: str) -> list[str]:
+    """`items` after `first`, joined, in lines of about 110 characters broken only between items."""
+    lines: list[str] = []
+    line = first
+    for index, item in enumerate(items):
+        piece = item + (separator if index < len(items) - 1 else "")
+        if len(line) + len(piece) > 110 and line.strip() and line != first:
+            lines.append(line.rstrip())
+            line = " " * len(first)
+        line += piece
+    return [*lines, line] if items else lines
+
+
+def comparison_lines(comparisons: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each failing comparison: its cuts (sse vectors), the first difference, the aligned table."""
+    lines: list[str] = []
+    for comparison in comparisons:
+        cuts = comparison.get("cuts")
+        lines.append(f"{' / '.join(cuts)}: {comparison['reason']}" if cuts else comparison["reason"])
+        if comparison["rows"]:
+            lines += _table(comparison["rows"], comparison.get("compare"))
+    return lines
+
+
+def vector_line(record: Record) -> str:
+    """A vector in one line: `-q`, and what a summary lists."""
+    return printable(f"{record['status'].upper()} {record['id']}: {_first_line(record['message'])}")
+
+
+def vector_text(record: Record) -> str:
+    """A vector that did not pass, in full: what it checks, where it is, and what went wrong."""
+    where = f" ({record['path']})" if "path" in record else ""
+    lines = [f"{record['status'].upper()} {record['id']}{where}"]
+    if "title" in record:
+        lines.append(f"  {record['title']}")
+    if "spec" in record:
+        lines.append(f"  checks {', '.join(record['spec'])} ({record['level']})")
+    body = comparison_lines(record.get("comparisons", [])) or [record["message"]]
+    body += record["details"].splitlines()
+    return printable("\n".join(lines + ["  " + line for line in body]) + "\n")
+
+
+class Folding:
+    """Vectors as `run` prints them: a failure in full the first time; a later one identical to it
+    (same status, message, details and comparisons: an adapter that always raises) only counted,
+    and listed at the end."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, list[Record]] = {}
+
+    def text(self, record: Record) -> str | None:
+        key = json.dumps(
+            [record[name] for name in ("status", "message", "details")] + [record.get("comparisons")],
+            sort_keys=True,
+        )
+        group = self.groups.setdefault(key, [])
+        group.append(record)
+        return vector_text(record) if len(group) == 1 else None
+
+    def summary(self) -> list[str]:
+        lines = []
+        for group in self.groups.values():
+            if len(group) > 1:
+                first = group[0]
+                what = "error" if first["status"] == Status.ERRORED.value else "failure"
+                lines.append(f"the same {what} in {len(group)} vectors (shown above for {first['id']}):")
+                lines += _wrapped("  ", [record["id"] for record in group], ", ")
+        return lines
+
+
+# -- JUnit XML (the element names of Ant's and Jenkins's junit.xsd) ---------------------------------
+
+# XML 1.0 cannot carry these characters even escaped: each is written as its Python escape.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_text(text: str) -> str:
+    return _NOT_XML.sub(lambda match: repr(match.group())[1:-1], text)
+
+
+def junit_names(vector_id: str, profile: str) -> tuple[str, str]:
+    """A vector's JUnit `classname` and `name`: its profile and folder (`core.args`), and its file's
+    name; a vector stored outside a folder named for its profile gets the profile in front."""
+    folder, _, name = vector_id.rpartition("/")
+    parts = folder.split("/") if folder else []
+    if not parts or parts[0] != profile:
+        parts.insert(0, profile)
+    return ".".join(parts), name
+
+
+# What each status becomes: the child element of its <testcase>, if any.
+_JUNIT_ELEMENT = {
+    Status.FAILED.value: "failure",
+    Status.ERRORED.value: "error",
+    Status.SKIPPED.value: "skipped",
+    Status.NOT_APPLICABLE.value: "skipped",
+    Status.EXPECTED_FAILURE.value: "skipped",
+}
+
+
+def _element(parent: ET.Element, tag: str, attributes: Mapping[str, str]) -> ET.Element:
+    return ET.SubElement(parent, tag, {name: _xml_text(value) for name, value in attributes.items()})
+
+
+def junit_xml(report: Report) -> str:
+    """The run as one JUnit test suite: a test case per vector run and per bad vector file."""
+    totals = {"failure": 0, "error": 0, "skipped": 0}
+    root = ET.Element("testsuites")
+    suite = _element(root, "testsuite", {"name": "streamroute"})
+    properties = _element(suite, "properties", {})
+    profiles, options = _claims(report)
+    for name, value in [
+        ("implementation", _implementation(report)),
+        ("profiles", profiles),
+        ("options", options),
+        ("suite", f"streamroute {report.header['suite']['version']}"),
+        ("protocol", str(report.header["protocol"])),
+    ]:
+        _element(properties, "property", {"name": name, "value": value})
+    for record in report.vectors:
+        classname, name = junit_names(record["id"], record["profile"])
+        seconds = record.get("seconds", 0)
+        case = _element(suite, "testcase", {"classname": classname, "name": name, "time": f"{seconds:.3f}"})
+        tag = _JUNIT_ELEMENT.get(record["status"])
+        if tag is not None:
+            totals[tag] += 1
+            outcome = _element(
+                case, tag, {"type": record["status"], "message": _first_line(record["message"])}
+            )
+            if tag != "skipped":
+                outcome.text = _xml_text(vector_text(record))
+    for error in report.file_errors:
+        totals["error"] += 1
+        case = _element(suite, "testcase", {"classname": "vector files", "name": error["path"]})
+        _element(case, "error", {"type": "bad vector file", "message": _first_line(error["message"])})
+    counts = {
+        "tests": str(len(report.vectors) + len(report.file_errors)),
+        "failures": str(totals["failure"]),
+        "errors": str(totals["error"]),
+    }
+    seconds = f"{report.footer['seconds']:.3f}"
+    suite.attrib.update(
+        counts, skipped=str(totals["skipped"]), time=seconds, timestamp=report.header["started"]
+    )
+    root.attrib.update(name="streamroute", time=seconds, **counts)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

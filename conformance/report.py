@@ -2,7 +2,9 @@
 
 A report is a header (suite, protocol and implementation), one line per vector
 run and per vector file that could not be used, and a footer with the totals.
-`streamroute summary`, `badge` and `baseline` read it back.
+It is the one record of a run: what `streamroute run` prints as each vector
+runs is rendered from the vector's line (conformance/render.py), and so are
+JUnit XML, `streamroute summary`, `badge` and `baseline`, which read it back.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, TooDeep, clip, loads
 from .results import Result, Status, run_failed
 from .schemas import REPORT, first_error, protocol_version
 from .suite import Suite
-from .vectors import Vector
+from .vectors import Vector, VectorFileError
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Totals:
     counts: Counter[Status]
     bad_files: int
     deselected: int
+    not_run: int = 0  # selected, but the run stopped first (`--maxfail`)
 
     @property
     def vectors(self) -> int:
@@ -50,6 +53,8 @@ class Totals:
             parts.append(f"{self.bad_files} bad vector files")
         if self.deselected:
             parts.append(f"{self.deselected} deselected")
+        if self.not_run:
+            parts.append(f"{self.not_run} not run")
         return ", ".join(parts)
 
 
@@ -57,66 +62,115 @@ class ReportError(Exception):
     """A report that cannot be read: reported in one line."""
 
 
+Record = dict[str, Any]  # one line of a report, as JSON data
+
+
 @dataclass(frozen=True)
 class SuiteRun:
-    results: list[tuple[Vector, Result]]
+    records: list[Record]  # a vector line per vector run, in order
     totals: Totals
     started: datetime
     seconds: float
 
 
-def run_suite(suite: Suite, each: Callable[[Vector, Result], None] | None = None) -> SuiteRun:
-    """Run every selected vector, in order; `each` sees every result as it comes."""
+def timed(suite: Suite, vector: Vector) -> tuple[Result, float]:
+    clock = time.perf_counter()
+    result = suite.run(vector)
+    return result, time.perf_counter() - clock
+
+
+def run_suite(
+    suite: Suite, each: Callable[[Record], None] | None = None, maxfail: int | None = None
+) -> SuiteRun:
+    """Run every selected vector, in order, or until `maxfail` have failed or errored; `each` sees
+    each vector's report line as it comes."""
     started, clock = datetime.now(timezone.utc), time.perf_counter()
     counts: Counter[Status] = Counter()
-    results: list[tuple[Vector, Result]] = []
+    records: list[Record] = []
     for vector in suite.vectors:
-        result = suite.run(vector)
+        if maxfail is not None and sum(counts[status] for status in Status if status.is_failure) >= maxfail:
+            break
+        result, seconds = timed(suite, vector)
         counts[result.status] += 1
-        results.append((vector, result))
+        records.append(vector_record(suite, vector, result, seconds))
         if each is not None:
-            each(vector, result)
-    totals = Totals(counts, len(suite.file_errors), suite.deselected)
-    return SuiteRun(results, totals, started, time.perf_counter() - clock)
+            each(records[-1])
+    not_run = len(suite.vectors) - len(records)
+    totals = Totals(counts, len(suite.file_errors), suite.deselected, not_run)
+    return SuiteRun(records, totals, started, time.perf_counter() - clock)
 
 
-def write_report(path: Path, suite: Suite, run: SuiteRun) -> None:
-    header = {
+def header_record(suite: Suite, started: datetime) -> Record:
+    return {
         "line": "header",
         "suite": {"name": "streamroute", "version": version("streamroute")},
         "protocol": protocol_version(),
         "implementation": suite.implementation.info,
-        "started": run.started.isoformat(timespec="seconds"),
+        "started": started.isoformat(timespec="seconds"),
     }
-    vectors = [
-        {
-            "line": "vector",
-            "id": vector.id,
-            "profile": vector.profile,
-            "level": vector.level,
-            "status": result.status.value,
-            "message": clip(result.message, MAX_MESSAGE_CHARS),
-            "details": clip(result.details, MAX_DETAILS_CHARS),
-            "listed": suite.listed(vector),
-        }
-        for vector, result in run.results
-    ]
-    file_errors = [
-        {"line": "file_error", "path": str(error.path), "message": clip(error.message, MAX_MESSAGE_CHARS)}
-        for error in suite.file_errors
-    ]
-    footer = {
+
+
+def vector_record(suite: Suite, vector: Vector, result: Result, seconds: float) -> Record:
+    depth = len(Path(vector.id).parts)  # a vector's id is its path under its root, less `.yaml`
+    return {
+        "line": "vector",
+        "id": vector.id,
+        "profile": vector.profile,
+        "level": vector.level,
+        "status": result.status.value,
+        "message": clip(result.message, MAX_MESSAGE_CHARS),
+        "details": clip(result.details, MAX_DETAILS_CHARS),
+        "listed": suite.listed(vector),
+        "title": vector.title,
+        "spec": vector.spec,
+        "path": Path(*vector.path.parts[-depth:]).as_posix(),
+        "seconds": round(seconds, 3),
+        "comparisons": list(result.comparisons),
+    }
+
+
+def file_error_record(error: VectorFileError) -> Record:
+    return {"line": "file_error", "path": str(error.path), "message": clip(error.message, MAX_MESSAGE_CHARS)}
+
+
+def footer_record(totals: Totals, seconds: float) -> Record:
+    return {
         "line": "footer",
-        "totals": {status.value: run.totals.counts[status] for status in Status},
-        "bad_files": run.totals.bad_files,
-        "deselected": run.totals.deselected,
-        "seconds": round(run.seconds, 3),
+        "totals": {status.value: totals.counts[status] for status in Status},
+        "bad_files": totals.bad_files,
+        "deselected": totals.deselected,
+        "not_run": totals.not_run,
+        "seconds": round(seconds, 3),
     }
-    lines = [header, *vectors, *file_errors, footer]
+
+
+def report_of(suite: Suite, run: SuiteRun) -> Report:
+    return Report(
+        header_record(suite, run.started),
+        run.records,
+        [file_error_record(error) for error in suite.file_errors],
+        footer_record(run.totals, run.seconds),
+    )
+
+
+def write_report(path: Path, suite: Suite, run: SuiteRun) -> None:
+    report_of(suite, run).write(path)
+
+
+def unwritable(path: Path) -> str | None:
+    """Why a file cannot be written where it is asked, told before any work; None if it can be tried."""
+    if path.is_dir():
+        return f"cannot write {path}: it is a directory"
+    if not path.parent.is_dir():
+        return f"cannot write {path}: there is no directory {path.parent}"
+    return None
+
+
+def write_text(path: Path, text: str, what: str) -> None:
     try:
-        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise ReportError(f"cannot write the report: {exc}") from exc
+        raise ReportError(f"cannot write the {what}: {exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -160,4 +214,9 @@ class Report:
     @property
     def totals(self) -> Totals:
         counts = Counter({Status(name): count for name, count in self.footer["totals"].items()})
-        return Totals(counts, self.footer["bad_files"], self.footer["deselected"])
+        footer = self.footer
+        return Totals(counts, footer["bad_files"], footer["deselected"], footer.get("not_run", 0))
+
+    def write(self, path: Path) -> None:
+        lines = [self.header, *self.vectors, *self.file_errors, self.footer]
+        write_text(path, "".join(json.dumps(line) + "\n" for line in lines), "report")

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
 from enum import Enum
+from typing import Any
 
-from .compare import compare, to_canonical_point
+from .compare import compare, to_canonical_point, to_expected_response_ids, to_parsed_arguments
 from .implementation import AdapterFailure, AdapterSkipped, Implementation, Produced
-from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip
-from .schemas import OUTCOME, first_error, schema
-from .vectors import Vector
+from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip, printable
+from .schemas import OUTCOME, first_error, option_defaults, schema
+from .vectors import At, Vector
 
 # Compared only in execution vectors, so that an implementation can claim
 # `core` and `execution` with its executor always on (spec/execution.md section 10).
 EXECUTION_KINDS = frozenset(schema(OUTCOME + "#/$defs/execution_kind")["enum"])
+
+# A failing comparison and one of its rows, as JSON data (spec/report.schema.json `$defs/comparison`).
+Comparison = dict[str, Any]
+Row = dict[str, Any]
 
 
 class Status(str, Enum):
@@ -56,6 +63,8 @@ class Result:
     status: Status
     message: str = ""
     details: str = ""
+    # Each failing comparison (of each failing cut of an sse vector), as the report keeps it.
+    comparisons: tuple[Comparison, ...] = ()
 
     def __post_init__(self) -> None:  # what an implementation said is kept within the report's limits
         object.__setattr__(self, "message", clip(self.message, MAX_MESSAGE_CHARS))
@@ -69,6 +78,12 @@ def not_applicable_reason(implementation: Implementation, vector: Vector) -> str
         declared = implementation.options.get(name)
         if declared != needed:
             return f"needs option {name}={needed}; {implementation.name} declares {name}={declared}"
+    # spec/core.md section 5.1: the tool registry says which call types a vector needs.
+    declared_types = implementation.options.get("call_types") or option_defaults()["call_types"]
+    for tool in vector.tools:
+        if tool["type"] not in declared_types:
+            declared = ", ".join(declared_types)
+            return f"needs call type {tool['type']!r}; {implementation.name} declares {declared}"
     return None
 
 
@@ -88,8 +103,11 @@ def run_vector(implementation: Implementation, vector: Vector) -> Result:
 
 
 def _run_stream(implementation: Implementation, vector: Vector) -> Result:
-    """An sse vector runs once per cut, and every run must meet it (spec/sse.md section 7)."""
-    for cut in vector.cuts():
+    """An sse vector runs once per cut, and every run must meet it (spec/sse.md section 7); a
+    failure reports every failing cut, an error or a skip the first."""
+    cuts = vector.cuts()
+    failing: list[tuple[str, Result]] = []
+    for cut in cuts:
         try:
             streamed = implementation.produce_stream(vector, cut.chunks)
         except AdapterFailure as failure:
@@ -101,11 +119,29 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
             message = f"dispatched {len(streamed.events)} SSE events; the stream has {vector.dispatched}"
             result = Result(vector.id, Status.FAILED, message)
         if result.status is not Status.PASSED:
-            return replace(result, message=f"{cut.label}: {result.message}")
-    return Result(vector.id, Status.PASSED)
+            failing.append((cut.label, result))
+    if not failing:
+        return Result(vector.id, Status.PASSED)
+    label, first = failing[0]
+    message = f"{label}: {first.message}"
+    if len(cuts) > 1:
+        message += f"; {len(failing)} of {len(cuts)} cuts fail"
+    return Result(vector.id, Status.FAILED, message, first.details, _by_cut(failing))
+
+
+def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:
+    """The failing cuts' comparisons, those that are the same told once with all their cuts."""
+    grouped: dict[str, Comparison] = {}
+    for label, result in failing:
+        comparison = result.comparisons[0] if result.comparisons else {"reason": result.message, "rows": []}
+        key = json.dumps(comparison, sort_keys=True)
+        grouped.setdefault(key, {"cuts": [], **comparison})["cuts"].append(label)
+    return tuple(grouped.values())
 
 
 def _check(implementation: Implementation, vector: Vector, produced: list[Produced]) -> Result:
+    if implementation.options.get("call_arguments") == "json_text":  # read before it is validated
+        produced = to_parsed_arguments(produced)
     for index, entry in enumerate(produced):
         problem = first_error(OUTCOME, entry.outcome)
         if problem is not None:
@@ -121,9 +157,121 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
     # A stream vector has no events to move outcomes along; none needs it (spec/sse.md section 7).
     if implementation.options.get("tool_call_point") == "arguments_done" and vector.stream is None:
         produced = to_canonical_point(produced, vector.events)
+    if implementation.options.get("response_id") == "rewritten":
+        produced = to_expected_response_ids(vector.expected, produced, vector.compare)
     mismatch = compare(vector.expected, produced, vector.compare)
-    if mismatch is not None:
-        return Result(
-            vector.id, Status.FAILED, f"outcome {mismatch.index}: {mismatch.reason}", mismatch.table
-        )
-    return Result(vector.id, Status.PASSED)
+    if mismatch is None:
+        return Result(vector.id, Status.PASSED)
+    message = f"outcome {mismatch.index}: {mismatch.reason}"
+    kinds = vector.compare
+    compared = [entry for entry in produced if kinds is None or entry.outcome["kind"] in kinds]
+    comparison = {
+        "reason": message,
+        "compare": None if kinds is None else sorted(kinds),
+        "rows": aligned(vector.expected, compared, None if vector.stream else vector.events),
+    }
+    return Result(vector.id, Status.FAILED, message, comparisons=(comparison,))
+
+
+# -- the aligned comparison, as a report keeps it (spec/report.schema.json `$defs/comparison`) ------
+
+CONTEXT = 2  # equal outcomes shown on each side of a difference
+MAX_ROWS = 60
+MAX_CELL_CHARS = 300
+# Past this many outcomes on both sides, outcomes pair by position: aligning costs up to the
+# product of the two lengths, and an implementation must not make the harness hang.
+MAX_ALIGNED = 4000
+_ERROR_KINDS = ("error", "tool.error")  # whose `message`, free text, is shown though never compared
+
+
+def _meets(want: dict[str, Any], got: Produced) -> bool:
+    return compare([want], [got], None) is None
+
+
+Pair = tuple[int | None, int | None]  # an expected and an actual outcome's index, or None
+
+
+def _pairs(expected: Sequence[dict[str, Any]], actual: Sequence[Produced]) -> list[Pair]:
+    """Expected and actual outcomes paired by a longest common subsequence over what is compared,
+    so that one outcome too many or too few is one unpaired row. An actual outcome stands for the
+    expected one it meets: the one at its own position if it meets that, else the first from the
+    same event and of the same kind."""
+    if len(expected) + len(actual) > MAX_ALIGNED:
+        return list(itertools.zip_longest(range(len(expected)), range(len(actual))))
+    keys = [json.dumps(want, sort_keys=True, default=repr) for want in expected]
+    by_place: dict[tuple[At, str], list[int]] = {}
+    for index, want in enumerate(expected):
+        by_place.setdefault((want["at"], want["kind"]), []).append(index)
+    stands_for: list[object] = []
+    for index, got in enumerate(actual):
+        if index < len(expected) and _meets(expected[index], got):
+            stands_for.append(keys[index])
+            continue
+        place = by_place.get((got.at, got.outcome["kind"]), [])
+        met = next((keys[i] for i in place if _meets(expected[i], got)), None)
+        stands_for.append(met if met is not None else ("unmatched", index))
+    pairs: list[Pair] = []
+    matcher = SequenceMatcher(None, keys, stands_for, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            pairs += zip(range(i1, i2), range(j1, j2), strict=True)
+            continue
+        for step in range(max(i2 - i1, j2 - j1)):
+            pairs.append((i1 + step if i1 + step < i2 else None, j1 + step if j1 + step < j2 else None))
+    return pairs
+
+
+def _event(events: Sequence[Any] | None, at: At) -> str | None:
+    if events is None or at == "close" or not 0 <= at < len(events):
+        return None
+    event = events[at]
+    kind = event.get("type") if isinstance(event, dict) else None
+    return clip(_json(kind)[1:-1], MAX_CELL_CHARS) if isinstance(kind, str) else None
+
+
+def _json(value: Any) -> str:
+    """Compact JSON as it reads, and as it prints."""
+    return printable(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def _cell(index: int, at: At, fields: dict[str, Any], events: Sequence[Any] | None) -> dict[str, Any]:
+    shown = " ".join(f"{name}={_json(value)}" for name, value in fields.items() if name != "kind")
+    cell = {"index": index, "at": at, "kind": fields["kind"], "fields": clip(shown, MAX_CELL_CHARS)}
+    return {**cell, "event": _event(events, at)}
+
+
+def aligned(
+    expected: Sequence[dict[str, Any]], actual: Sequence[Produced], events: Sequence[Any] | None
+) -> list[Row]:
+    """The rows of an aligned comparison: `equal`, `differs` (paired, unequal), `missing` (expected
+    only), `unexpected` (actual only), each with its cells; equal rows further than CONTEXT from a
+    difference, and rows past MAX_ROWS, are counted in `omitted` rows. `events` names the event of
+    each `at` (None for an sse vector, whose events the harness does not decode)."""
+    pairs = _pairs(expected, actual)
+    differs = {
+        index
+        for index, (i, j) in enumerate(pairs)
+        if i is None or j is None or not _meets(expected[i], actual[j])
+    }
+    shown = {near for index in differs for near in range(index - CONTEXT, index + CONTEXT + 1)}
+    rows: list[Row] = []
+    for index, (i, j) in enumerate(pairs):
+        if index not in shown or len(rows) >= MAX_ROWS:
+            if rows and rows[-1]["op"] == "omitted":
+                rows[-1]["count"] += 1
+            else:
+                rows.append({"op": "omitted", "count": 1})
+            continue
+        row: Row = {"op": "equal" if index not in differs else "differs"}
+        if i is not None:
+            want = expected[i]
+            row["expected"] = _cell(i, want["at"], {k: v for k, v in want.items() if k != "at"}, events)
+        if j is not None:
+            got = actual[j]
+            shows_message = got.outcome["kind"] in _ERROR_KINDS
+            fields = {k: v for k, v in got.outcome.items() if k != "message" or shows_message}
+            row["actual"] = _cell(j, got.at, fields, events)
+        if i is None or j is None:
+            row["op"] = "missing" if j is None else "unexpected"
+        rows.append(row)
+    return rows

@@ -793,13 +793,13 @@ def _added_form(draw: st.DrawFn, counted: bool) -> set[str]:
     return {_pick(draw, forms)} - {"stated"}
 
 
-def _interleave(draw: st.DrawFn, streams: Sequence[list[Step]], one_in: int) -> list[Step]:
+def _interleave(draw: st.DrawFn, streams: Sequence[list[T]], one_in: int) -> list[T]:
     """Merge the items' steps: each item's own order kept, announcements in plan order; one stream
     in `one_in` sends one item after another, as most producers do (and a consumer sees its call end)."""
     if _chance(draw, one_in):
         return [step for steps in streams for step in steps]
     pending = [list(steps) for steps in streams]
-    merged: list[Step] = []
+    merged: list[T] = []
     announced = 0
     while any(pending):
         ready = [i for i, steps in enumerate(pending) if steps and i <= announced]
@@ -2651,9 +2651,14 @@ def spec_ids(stream: GeneratedStream, outcomes: Sequence[Outcome], optioned: boo
         ids += ["SSE-EVENT-2"] if stream.wire.unfinished else []
         ids += ["SSE-LINE-1"] if any(b in stream.wire.data for b in _ILL_FORMED) else []
         ids += ["SSE-LINE-2"] if stream.wire.data.startswith(BOM) else []
+    return cited(ids)
+
+
+def cited(ids: Sequence[str]) -> tuple[list[str], str]:
+    """The ids the spec defines, each once, and their strongest level."""
     known = _requirements()
-    cited = [i for i in dict.fromkeys(ids) if i in known]
-    return cited, max((known[i] for i in cited), key=LEVEL_RANK.__getitem__, default="MUST")
+    defined = [i for i in dict.fromkeys(ids) if i in known]
+    return defined, max((known[i] for i in defined), key=LEVEL_RANK.__getitem__, default="MUST")
 
 
 # -- properties, in words ------------------------------------------------------------------------
@@ -2725,3 +2730,189 @@ def check_properties(
     if len(ends) != 1 or outcomes[-1]["kind"] != "end" or ends[0]["status"] != status:
         problems.append(f"expected one end {status!r}, last; got {[e.get('status') for e in ends]}")
     return problems
+
+
+# -- the call catalogue (spec/core.md section 5.1) ----------------------------------------------
+#
+# Catalogue calls take their input from the done item alone, and their previews are never kept,
+# so each event's outcomes follow from the call it belongs to: the ground truth is written beside
+# each event as it is drawn, then the calls' events are interleaved.
+
+
+@dataclass(frozen=True)
+class CatalogueStream:
+    """A response of catalogue calls, and per event (or "close") the outcomes a router must
+    produce, each with the fields a vector would state."""
+
+    events: tuple[dict[str, Any], ...]
+    expected: tuple[tuple[int | str, Outcome], ...]
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The tool registry of its calls' types (a vector's `tools`): a built-in tool is named by its
+        type, an approval request's by the MCP tool's name."""
+        types = {item_type: tool_type for tool_type, item_type in _CATALOGUE_ITEMS.items()}
+        tools: list[dict[str, Any]] = []
+        for item in (e["item"] for e in self.events if e["type"] == "response.output_item.added"):
+            tool = {"type": types[item["type"]], **({"name": item["name"]} if "name" in item else {})}
+            tools += [] if tool in tools else [tool]
+        return tools
+
+
+_CATALOGUE_ITEMS = {
+    "apply_patch": "apply_patch_call",
+    "shell": "shell_call",
+    "local_shell": "local_shell_call",
+    "computer": "computer_call",
+    "tool_search": "tool_search_call",
+    "mcp_approval": "mcp_approval_request",
+}
+CATALOGUE_CALL_TYPES = tuple(_CATALOGUE_ITEMS)
+# What a producer does to a call: the plain case, mostly (CORE-CALLTYPE-1 .. -8).
+_CALL_FAULTS: tuple[str, ...] = ("none", "none", "none", "incomplete", "failed", "bad_shape", "no_input")
+_CALL_FAULTS += ("open", "duplicate_done", "late_preview")
+# An input of the wrong shape for each type (CORE-CALLTYPE-7), and the input field it replaces.
+_BAD_SHAPES: dict[str, tuple[str, Any]] = {
+    "apply_patch": ("operation", {"type": "update_file", "path": 5, "diff": ""}),
+    "shell": ("action", {"commands": "ls"}),
+    "local_shell": ("action", {"type": "run", "command": ["ls"]}),
+    "computer": ("actions", [5]),
+    "tool_search": ("arguments", []),
+    "mcp_approval": ("arguments", "{"),
+}
+_Planned = tuple[dict[str, Any], list[Outcome]]  # an event, and the outcomes it causes
+
+
+def _pieces(draw: st.DrawFn, text: str) -> tuple[str, ...]:
+    """`text` cut anywhere into one to four pieces."""
+    return _cut(draw, text, draw(st.integers(1, 4)))
+
+
+def _input(draw: st.DrawFn, tool_type: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The done item's input fields, and the tool.call fields they give (CORE-CALLTYPE-2)."""
+    if tool_type == "apply_patch":
+        kind = _pick(draw, ["create_file", "update_file", "delete_file"])
+        operation = {"type": kind, "path": _pick(draw, ["a.py", "docs/b.md"])}
+        if kind != "delete_file":
+            operation["diff"] = draw(texts)
+        return {"operation": operation}, {"operation": operation}
+    if tool_type == "shell":
+        action = {"commands": draw(st.lists(texts, min_size=1, max_size=3)), "timeout_ms": 1000}
+        return {"action": action}, {"action": action}
+    if tool_type == "local_shell":
+        action = {"type": "exec", "command": draw(st.lists(texts, min_size=1, max_size=3)), "env": {}}
+        return {"action": action}, {"action": action}
+    if tool_type == "computer":
+        actions = [{"type": "click", "button": "left", "x": 1, "y": 2}, {"type": "type", "text": draw(texts)}]
+        if _chance(draw, 2):  # the preview tool's one action
+            return {"action": actions[0], "pending_safety_checks": []}, {"actions": actions[:1]}
+        return {"actions": actions}, {"actions": actions}
+    arguments = draw(argument_objects)
+    if tool_type == "tool_search":
+        return {"arguments": arguments}, {"arguments": arguments}
+    text = _dumps(draw, arguments)  # mcp_approval: JSON text, parsed as a function's (CORE-CALLTYPE-5)
+    return {"arguments": text, "server_label": "srv"}, {"arguments": arguments, "server_label": "srv"}
+
+
+def _previews(draw: st.DrawFn, item: dict[str, Any], output_index: int) -> list[_Planned]:
+    """The preview events of an apply_patch or shell call, as tool.arguments.delta (CORE-CALLTYPE-6)."""
+    planned: list[_Planned] = []
+    item_id = item["id"]
+    if item["type"] == "apply_patch_call" and "diff" in item["operation"]:
+        address = {"item_id": item_id, "output_index": output_index}
+        for piece in _pieces(draw, item["operation"]["diff"]):
+            event = {"type": "response.apply_patch_call_operation_diff.delta", **address, "delta": piece}
+            planned.append((event, [{"kind": "tool.arguments.delta", "item_id": item_id, "delta": piece}]))
+        done = {"type": "response.apply_patch_call_operation_diff.done", **address}
+        planned.append(({**done, "diff": item["operation"]["diff"]}, []))
+    if item["type"] == "shell_call":
+        for index, command in enumerate(item["action"]["commands"]):
+            first, *rest = _pieces(draw, command)
+            address = {"output_index": output_index, "command_index": index}  # no item_id (CORE-ITEM-2)
+            shown = {"kind": "tool.arguments.delta", "item_id": item_id, "command_index": index}
+            added = {"type": "response.shell_call_command.added", **address, "command": first}
+            planned.append((added, [{**shown, "delta": first}]))
+            for piece in rest:
+                delta = {"type": "response.shell_call_command.delta", **address, "delta": piece}
+                planned.append((delta, [{**shown, "delta": piece}]))
+            planned.append(({"type": "response.shell_call_command.done", **address, "command": command}, []))
+    return planned
+
+
+@st.composite
+def _catalogue_call(
+    draw: st.DrawFn, position: int, call_types: Sequence[str]
+) -> tuple[list[_Planned], Outcome | None]:
+    """One catalogue call's events and their outcomes, and the outcome owed if it never completes."""
+    tool_type = _pick(draw, call_types)
+    item_type = _CATALOGUE_ITEMS[tool_type]
+    item_id, call_id = f"cat_{position}", f"call_cat_{position}"
+    item: dict[str, Any] = {"id": item_id, "type": item_type, "status": "in_progress"}
+    hosted = tool_type in ("shell", "tool_search") and _chance(draw, 3)  # CORE-CALLTYPE-4
+    if tool_type == "shell":
+        container = {"type": "container_reference", "container_id": "cntr"}
+        item["environment"] = container if hosted else {"type": "local"}
+    if tool_type == "tool_search":
+        item["execution"] = "server" if hosted else "client"
+    if tool_type == "mcp_approval":
+        item["name"] = "deploy"
+    else:
+        item["call_id"] = call_id
+    stated, fields = _input(draw, tool_type)
+    fault = _pick(draw, _CALL_FAULTS)
+    done = {**item, **stated, "status": "completed"}
+    owner = item_id if tool_type == "mcp_approval" else call_id
+    refused: Outcome = {"kind": "tool.error", "item_id": item_id, "call_id": owner, "code": "incomplete"}
+    outcome: Outcome = {"kind": "tool.call", "item_id": item_id, "call_id": owner, "tool_type": tool_type}
+    outcome |= {"name": item.get("name", tool_type), **fields}
+    if fault in ("incomplete", "failed"):  # CORE-CALLTYPE-3
+        done["status"] = fault
+        outcome = refused
+    elif fault == "no_input":
+        for name in stated:
+            if name != "pending_safety_checks":
+                done.pop(name)
+        outcome = refused
+    elif fault == "bad_shape":  # CORE-CALLTYPE-7
+        name, value = _BAD_SHAPES[tool_type]
+        done = {key: value for key, value in done.items() if key not in ("action", "actions")} | {name: value}
+        outcome = {**refused, "code": "invalid_json" if tool_type == "mcp_approval" else "invalid_arguments"}
+    added = {"type": "response.output_item.added", "output_index": position, "item": item}
+    planned: list[_Planned] = [(added, [])]
+    planned += _previews(draw, {**item, **stated}, position)
+    if fault == "open":
+        return planned, None if hosted else refused
+    said = [] if hosted else [outcome]
+    planned.append(({"type": "response.output_item.done", "output_index": position, "item": done}, said))
+    if fault == "duplicate_done":  # CORE-ITEM-5
+        again = {"type": "response.output_item.done", "output_index": position, "item": done}
+        planned.append((again, [{"kind": "error", "code": "duplicate_event"}]))
+    late = [event for event, said in planned if said and said[0]["kind"] == "tool.arguments.delta"]
+    if fault == "late_preview" and late:  # CORE-CALLTYPE-8
+        planned.append(({**late[0]}, [{"kind": "error", "code": "late_delta"}]))
+    return planned, None
+
+
+@st.composite
+def catalogue_streams(
+    draw: st.DrawFn, max_calls: int = 4, call_types: Sequence[str] = CATALOGUE_CALL_TYPES
+) -> CatalogueStream:
+    """A response of catalogue calls of `call_types` (spec/core.md section 5.1), interleaved, with the
+    outcomes each event must produce."""
+    count = draw(st.integers(1, max_calls))
+    calls = [draw(_catalogue_call(position, call_types)) for position in range(count)]
+    body = _interleave(draw, [planned for planned, _ in calls], 3)
+    owed = [refused for _, refused in calls if refused is not None]  # CORE-CALL-6, in announcement order
+    response = {"id": "resp_cat", "object": "response", "status": "in_progress", "output": []}
+    done = [any(event["type"] == "response.output_item.done" for event, _ in planned) for planned, _ in calls]
+    ended = "completed" if all(done) else "incomplete"  # as a producer ends a response it cut off
+    terminal = {"type": f"response.{ended}", "response": {**response, "status": ended}}
+    lifecycle = {"kind": "lifecycle", "response_id": response["id"]}  # CORE-LIFE-1
+    planned = [
+        ({"type": "response.created", "response": response}, [{**lifecycle, "event": "created"}]),
+        *body,
+        (terminal, [{**lifecycle, "event": ended}, *owed]),
+    ]
+    events = tuple({**event, "sequence_number": index} for index, (event, _) in enumerate(planned))
+    expected = [(index, outcome) for index, (_, outcomes) in enumerate(planned) for outcome in outcomes]
+    return CatalogueStream(events, (*expected, ("close", {"kind": "end", "status": ended})))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from . import worker
 from .expected_failures import ExpectedFailures
 from .implementation import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT  # the front ends' default, from here
 from .implementation import (
@@ -29,13 +29,6 @@ class UsageError(Exception):
     """Bad options: reported in one line before any vector runs."""
 
 
-def _loaded(load: Callable[..., Implementation], *args: Any) -> Implementation:
-    try:
-        return load(*args)
-    except AdapterLoadError as exc:
-        raise UsageError(str(exc)) from exc
-
-
 def check_implementation(adapter: str | None, adapter_command: str | None, timeout: float) -> None:
     """UsageError for a choice of implementation that cannot be meant: both kinds, an empty one (an
     unset variable in CI), a command that cannot be split into words, a timeout that is no duration."""
@@ -55,6 +48,22 @@ def check_implementation(adapter: str | None, adapter_command: str | None, timeo
         raise UsageError(f"the timeout must be a positive number of seconds, not {timeout:g}")
     if not timeout <= MAX_TIMEOUT:
         raise UsageError(f"the timeout must be at most {MAX_TIMEOUT:g} seconds (a day), not {timeout:g}")
+
+
+def load_implementation(adapter: str | None, adapter_command: str | None, timeout: float) -> Implementation:
+    """The implementation a front end tests: an adapter command, or a Python adapter (the reference
+    by default) in a worker process (conformance/worker.py); UsageError when it cannot be had."""
+    check_implementation(adapter, adapter_command, timeout)
+    try:
+        if adapter_command is not None:
+            from .protocol import ProtocolImplementation  # only a run over the protocol needs it
+
+            return ProtocolImplementation.start(adapter_command, timeout)
+        if worker.AVAILABLE:
+            return worker.WorkerImplementation.load(adapter or DEFAULT_ADAPTER, timeout)
+        return PythonImplementation.load(adapter or DEFAULT_ADAPTER, timeout)
+    except AdapterLoadError as exc:
+        raise UsageError(str(exc)) from exc
 
 
 def vector_roots(vector_dirs: Sequence[Path]) -> list[Path]:
@@ -92,8 +101,6 @@ class Suite:
         check_implementation(adapter, adapter_command, timeout)
         roots = vector_roots(vector_dirs)
         by_default = adapter is None and adapter_command is None
-        if adapter_command is None:
-            implementation = _loaded(PythonImplementation.load, adapter or DEFAULT_ADAPTER, timeout)
         try:
             listed = ExpectedFailures.load(expected_failures) if expected_failures else None
         except (OSError, UnicodeDecodeError) as exc:
@@ -102,10 +109,8 @@ class Suite:
         selected = [v for v in vectors if not profiles or v.profile in profiles]
         unknown_ids = listed.unknown(v.id for v in vectors) if listed else []
         warnings = [f"{expected_failures}: {vector_id} matches no vector" for vector_id in unknown_ids]
-        if adapter_command is not None:  # last: nothing above can fail and leave its process running
-            from .protocol import ProtocolImplementation  # only a run over the protocol needs it
-
-            implementation = _loaded(ProtocolImplementation.start, adapter_command, timeout)
+        # Last: nothing above can fail and leave the implementation's process running.
+        implementation = load_implementation(adapter, adapter_command, timeout)
         deselected = len(vectors) - len(selected)
         return cls(implementation, selected, file_errors, listed, deselected, warnings, by_default)
 

@@ -7,25 +7,34 @@ named like a YAML file that is not a readable `.yaml` file (a `.yml` one, a
 broken link, a link loop, a pipe), and every file past the size and depth
 limits of spec/protocol.md section 9: a file is read only up to its size
 limit, and its aliases are measured before anything expands them.
+
+A file's content is checked once, not at every run: the content that passed
+is remembered in the user's cache directory (see `_Passed`).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import errno
+import hashlib
+import importlib.metadata
 import itertools
 import os
 import stat
+import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 
 from .limits import MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED, MAX_VECTOR_FILE_BYTES, TOO_DEEP, extent, loads
-from .schemas import VECTOR, first_error
+from .schemas import SPEC_DIR, VECTOR, first_error
 
 At = int | Literal["close"]
 
@@ -237,46 +246,125 @@ def _read(path: Path) -> bytes:
     return data
 
 
-def _parse(data: bytes) -> Any:
+def read_yaml(text: str) -> Any:
+    """The YAML document in `text`, as every vector file is read: the safe subset, duplicate keys
+    refused, `!json` scalars. Nothing else is checked: that is `load_file`'s work."""
+    return yaml.load(text, Loader=_UniqueKeyLoader)
+
+
+def _parse(data: bytes, measure: bool = True) -> Any:
     """The YAML document, refused before anything expands its aliases past the limits (the
-    schema check would, and so would every copy of the events)."""
+    schema check would, and so would every copy of the events); `measure=False` for a
+    content already known to be within them."""
     try:
-        document = yaml.load(data.decode("utf-8"), Loader=_UniqueKeyLoader)
+        document = read_yaml(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise _Unusable(f"cannot read: {exc}") from None
     except yaml.YAMLError as exc:
         raise _Unusable(f"not valid YAML: {exc}") from None
     except RecursionError:  # the pure-Python loader's own limit, far past the depth limit
         raise _Unusable(TOO_DEEP) from None
-    problem = extent(document, MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED)
+    problem = extent(document, MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED) if measure else None
     if problem is not None:
         raise _Unusable(problem)
     return document
 
 
-def load_file(path: Path, root: Path) -> Vector | VectorFileError:
+@cache
+def _checks_digest() -> bytes:
+    """A digest of all that a file's verdict depends on besides its bytes: the spec's schemas,
+    the code that checks (this module and those it checks with), and the Python, YAML loader
+    and JSON Schema libraries that run it. Any change to one of them is a new digest, so no
+    verdict outlives it."""
+    digest = hashlib.blake2b(b"streamroute vector checks 1\0", digest_size=20)
+    modules = [sys.modules[name] for name in (__name__, extent.__module__, first_error.__module__)]
+    for path in [*sorted(SPEC_DIR.glob("*.schema.json")), *(Path(str(m.__file__)) for m in modules)]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    libraries = [importlib.metadata.version(name) for name in ("jsonschema", "referencing")]
+    digest.update("\0".join([sys.version, yaml.__version__, _SafeLoader.__name__, *libraries]).encode())
+    return digest.digest()
+
+
+class _Passed:
+    """The vector file contents known to pass every check of `load_file` that depends on the
+    content alone (YAML, the limits, the vector schema, the stream), kept in the user's cache
+    directory (XDG_CACHE_HOME, else ~/.cache) as one file per content, named by the digest of
+    the bytes and `_checks_digest()` and holding that name. An entry that holds anything else
+    is not trusted, and a directory that cannot be written means no cache, never an error."""
+
+    def __init__(self) -> None:
+        configured = os.environ.get("XDG_CACHE_HOME", "")
+        try:  # the XDG Base Directory rule: a relative XDG_CACHE_HOME is ignored
+            base = Path(configured) if os.path.isabs(configured) else Path.home() / ".cache"
+        except RuntimeError:  # no home directory to be found
+            self.directory: Path | None = None
+        else:
+            self.directory = base / "streamroute" / "vectors"
+
+    @staticmethod
+    def key(content: bytes) -> str:
+        return hashlib.blake2b(_checks_digest() + content, digest_size=20).hexdigest()
+
+    def holds(self, content: bytes) -> bool:
+        if self.directory is None:
+            return False
+        key = self.key(content)
+        try:
+            return (self.directory / key).read_bytes() == key.encode()
+        except OSError:
+            return False
+
+    def add(self, content: bytes) -> None:
+        if self.directory is None:
+            return
+        key = self.key(content)
+        try:  # written whole, then renamed: a reader never sees half an entry
+            self.directory.mkdir(parents=True, exist_ok=True)
+            handle, written = tempfile.mkstemp(dir=self.directory, prefix=".entry-")
+        except OSError:
+            self.directory = None  # not writable: no cache for the rest of this load
+            return
+        try:
+            with os.fdopen(handle, "wb") as file:
+                file.write(key.encode())
+            os.replace(written, self.directory / key)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(written)
+            self.directory = None
+
+
+def load_file(path: Path, root: Path, passed: _Passed | None = None) -> Vector | VectorFileError:
+    """The vector in `path`, whose id must be its path under `root`; `passed` remembers the
+    contents that passed, so that the same content is not checked again."""
     try:
         if path.suffix != SUFFIX:
             raise _Unusable(f"vector files end in {SUFFIX}")
-        data = _parse(_read(path))
+        content = _read(path)
+        known = passed is not None and passed.holds(content)
+        data = _parse(content, measure=not known)
     except _Unusable as exc:
         return VectorFileError(path, str(exc))
-    problem = first_error(VECTOR, data)
-    if problem is not None:
-        return VectorFileError(path, f"does not match the vector schema: {problem}")
+    if not known:
+        problem = first_error(VECTOR, data)
+        if problem is not None:
+            return VectorFileError(path, f"does not match the vector schema: {problem}")
+        problem = _stream_problem(data)
+        if problem is not None:
+            return VectorFileError(path, problem)
+        if passed is not None:
+            passed.add(content)
     expected_id = path.relative_to(root).with_suffix("").as_posix()
     if data["id"] != expected_id:
         return VectorFileError(
             path, f"id {data['id']!r} must be its path under the vectors root, {expected_id!r}"
         )
-    problem = _stream_problem(data)
-    if problem is not None:
-        return VectorFileError(path, problem)
     return Vector(path, data)
 
 
 def load_vectors(roots: Sequence[Path]) -> tuple[list[Vector], list[VectorFileError]]:
     """Every vector under `roots`, in id order, and every file that could not be used."""
+    passed = _Passed()
     vectors: dict[str, Vector] = {}
     errors: list[VectorFileError] = []
     for root in roots:
@@ -286,7 +374,7 @@ def load_vectors(roots: Sequence[Path]) -> tuple[list[Vector], list[VectorFileEr
         paths, unsearchable = _walk(root)
         errors += unsearchable
         for path in paths:
-            loaded = load_file(path, root)
+            loaded = load_file(path, root, passed)
             if isinstance(loaded, VectorFileError):
                 errors.append(loaded)
             elif loaded.id in vectors:

@@ -36,6 +36,8 @@ HELLO: dict[str, Any] = {
     "spec": ["CORE-TEXT-1", "CORE-LIFE-5"],
     "level": "MUST",
     "profile": "core",
+    # The shortest stream the tests need: no content part, stub response objects.
+    "producer_faults": ["PROD-EVT-2", "PROD-PART-2"],
     "tools": [],
     "events": [
         {

@@ -167,3 +167,52 @@ class SwallowsCtrlC(Hostile):
             except BaseException:
                 pass
         return []
+
+
+class EndsTheProcess(Hostile):
+    """Ends the process it runs in, at once, with exit status 0: no exception, no cleanup."""
+
+    def attack(self) -> Any:
+        os._exit(0)
+
+
+class KillsItself(Hostile):
+    def attack(self) -> Any:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+class EndsTheProcessOnce(Hostile):
+    """Ends its process on the first vector whose first event is `response.created`; then routes
+    nothing, so that every later vector runs (in a new worker) and fails."""
+
+    def feed(self, event: Any) -> Any:
+        if isinstance(event, Mapping) and event.get("type") == "response.created":
+            marker = os.environ.get("STREAMROUTE_TEST_MARKER", "")
+            if marker and not os.path.exists(marker):
+                open(marker, "w").close()
+                os._exit(0)
+        return []
+
+
+class ClosesItsPipes(Hostile):
+    """Closes every file descriptor past stderr, the harness's pipes among them."""
+
+    def attack(self) -> Any:
+        os.closerange(3, 1024)
+        return []
+
+
+class ForksAndRoutes:
+    """The reference router, forking at every event: parent and child both go on from `feed`."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        from streamroute.reference import Router
+
+        self.router = Router()
+
+    def feed(self, event: Any) -> Any:
+        os.fork()
+        return self.router.feed(event)
+
+    def close(self) -> Any:
+        return self.router.close()

@@ -1,11 +1,13 @@
-"""`streamroute bench` works and prints its table; no wall-clock assertions."""
+"""`streamroute bench` works and prints its tables; no wall-clock or CPU-time assertions."""
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
+from conftest import hello, write_vector
 from streamroute.conformance import bench
 from streamroute.conformance.cli import main
 from streamroute.reference.consumers import consumers_for
@@ -25,6 +27,8 @@ def test_each_workload_routes_cleanly(make: bench.Workload) -> None:
     # the full path, from SSE bytes, produces as many outcomes as the router alone
     assert bench.full_path(workload)() == len(outcomes)
     assert bench.json_path(workload)() == len(outcomes)
+    # both floors decode every payload
+    assert bench.floor(workload)() == bench.scanner_floor(workload)() == len(workload.payloads)
 
 
 def test_the_patch_preview_workload_previews_and_calls() -> None:
@@ -36,17 +40,53 @@ def test_the_patch_preview_workload_previews_and_calls() -> None:
     assert kinds[-3:] == ["diff.finish", "tool.call", "lifecycle"]
 
 
-def test_the_command_prints_the_table_and_writes_json(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_a_ratio_is_paired_within_each_repeat_not_of_the_medians() -> None:
+    ratio = bench.paired([1.0, 2.0, 9.0], [1.0, 4.0, 3.0])
+    assert ratio == {"median": 1.0, "min": 0.5, "max": 3.0, "per_repeat": [1.0, 0.5, 3.0]}
+    assert ratio["median"] != 2.0 / 3.0  # the ratio of the medians
+    assert bench.paired([1.0], [0.0])["median"] == math.inf
+
+
+def test_the_figures_pair_each_ratio_and_the_all_row_sums_each_repeat() -> None:
+    seconds = {
+        "floor": [1.0, 3.0],
+        "scanner": [0.5, 1.0],
+        "full": [2.0, 2.0],
+        "json": [1.0, 6.0],
+        "router": [0.5, 0.5],
+        "full_10x": [20.0, 40.0],
+        "json_10x": [10.0, 30.0],
+    }
+    figures = bench._figures(100, seconds)
+    assert figures["seconds"]["floor"] == 2.0
+    assert figures["eps"]["floor"] == 50.0
+    assert figures["full_over_floor"]["per_repeat"] == [0.5, 1.5]
+    assert figures["full_over_scanner"]["per_repeat"] == [0.25, 0.5]
+    assert figures["growth_10x"]["per_repeat"] == [10.0, 20.0]
+    assert figures["json_over_floor"]["per_repeat"] == [1.0, 0.5]
+    assert figures["full_over_sdk"] is None
+
+
+def _small_vectors(root: Path) -> Path:
+    write_vector(root, hello())
+    write_vector(root, hello(id="core/hello-again"))
+    return root
+
+
+@pytest.mark.slow
+def test_the_command_prints_the_tables_and_writes_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     output = tmp_path / "bench.json"
-    assert (
-        main(["bench", "--scale", "0.02", "--repeats", "1", "--memory-mib", "0.25", "--json", str(output)])
-        == 0
-    )
+    output.write_text("the last run's figures, kept until this run has its own\n", encoding="utf-8")
+    vectors = _small_vectors(tmp_path / "vectors")
+    arguments = ["bench", "--scale", "0.02", "--repeats", "2", "--memory-mib", "0.25"]
+    assert main([*arguments, "--vectors", str(vectors), "--json", str(output)]) == 0
     printed = capsys.readouterr().out
-    assert "| workload | b/a |" in printed
+    assert "| workload | b/a | b/a' |" in printed
     assert "Peak memory" in printed
+    assert "`streamroute run` over 2 vector files" in printed
     result = json.loads(output.read_text(encoding="utf-8"))
     assert [row["workload"] for row in result["workloads"]] == [
         "text answer",
@@ -58,13 +98,47 @@ def test_the_command_prints_the_table_and_writes_json(
     assert result["all"]["events"] == sum(row["events"] for row in result["workloads"][:3])
     for row in [*result["workloads"], result["all"]]:
         assert row["eps"]["floor"] > 0
-        assert row["eps"]["full"] > 0
-        assert row["growth_10x"] > 0
+        assert row["eps"]["scanner"] > 0
+        for name in ("full_over_floor", "full_over_scanner", "growth_10x"):
+            ratio = row[name]
+            assert len(ratio["per_repeat"]) == 2
+            assert ratio["min"] <= ratio["median"] <= ratio["max"]
+    suite = result["suite"]
+    assert suite["files"] == 2
+    assert len(suite["run_seconds"]) == len(suite["yaml_seconds"]) == len(suite["first_run_seconds"]) == 2
+    assert suite["run_over_yaml"]["per_repeat"] == [
+        run / parse for run, parse in zip(suite["run_seconds"], suite["yaml_seconds"], strict=True)
+    ]
+    assert suite["within_target"] is (suite["run_over_yaml"]["median"] <= 3)
+    assert ("Within 3x: yes" in printed) is suite["within_target"]
     if result["machine"]["openai"] is None:
         assert result["all"]["full_over_sdk"] is None
         assert "(c) unavailable" in printed
 
 
+@pytest.mark.slow
+def test_json_to_stdout_moves_the_tables_to_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    vectors = _small_vectors(tmp_path / "vectors")
+    arguments = ["--scale", "0.01", "--repeats", "1", "--memory-mib", "0.1", "--vectors", str(vectors)]
+    assert main(["bench", *arguments, "--json", "-"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["repeats"] == 1
+    assert "| workload |" in captured.err
+
+
+@pytest.mark.parametrize("where", ["absent/bench.json", "."])
+def test_an_output_that_cannot_be_written_fails_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    monkeypatch.setattr(bench, "run", lambda *arguments: pytest.fail("the benchmark ran"))
+    assert main(["bench", "--json", str(tmp_path / where)]) == 2
+    assert capsys.readouterr().err.startswith(f"streamroute: cannot write {tmp_path / where}")
+
+
+@pytest.mark.slow
 def test_peak_memory_is_measured() -> None:
     memory = bench.peak_memory(256 * 1024)
     assert memory["peak_bytes"] > 0

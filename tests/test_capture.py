@@ -169,6 +169,7 @@ def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return st.lists(children, max_size=4) | st.dictionaries(st.sampled_from(["type", "item", "x"]), children)
 
 
+@pytest.mark.slow
 @given(st.lists(st.recursive(st.none() | st.booleans() | st.floats() | st.text(max_size=4), _containers)))
 def test_any_json_values_give_violations_never_an_exception(values: list[Any]) -> None:
     check_capture("".join(json.dumps(value) + "\n" for value in values).encode(), "jsonl")

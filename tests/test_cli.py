@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from conftest import hello, write_vector
 from streamroute.conformance.cli import main
+from streamroute.conformance.report import Report
 
 
 def _mine(tmp_path: Path) -> Path:
@@ -84,9 +86,8 @@ def test_the_implementation_is_named_before_anything_else(
     main(["run", "--vectors", str(root)])
     first, second = capsys.readouterr().out.splitlines()[:2]
     assert first.startswith("implementation: streamroute.reference.adapter:router ")
-    assert first.endswith(
-        "(python); profiles: core, custom-tools, execution, sse; options: tool_call_point=output_item_done"
-    )
+    assert "(python); profiles: core, custom-tools, execution, " in first
+    assert "tool_call_point=output_item_done" in first
     assert (
         second == "implementation: the reference router, as neither --adapter nor --adapter-command names one"
     )
@@ -96,6 +97,7 @@ def test_the_implementation_is_named_before_anything_else(
     assert not second.startswith("implementation:")
 
 
+@pytest.mark.slow
 def test_run_against_the_bundled_vectors_passes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run"]) == 0
     assert " 0 failed, 0 errored" in capsys.readouterr().out.splitlines()[-1]
@@ -110,12 +112,124 @@ def test_run_lists_errored_vectors(tmp_path: Path, capsys: pytest.CaptureFixture
     assert out.splitlines()[-1] == "streamroute: 0 passed, 0 failed, 1 errored"
 
 
+def test_a_failure_names_its_file_under_the_vectors_root_and_what_it_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["run", "--vectors", str(_mine(tmp_path))])
+    out = capsys.readouterr().out
+    lines = [
+        "FAILED core/wrong (core/wrong.yaml)",
+        "  A one-delta answer",
+        "  checks CORE-TEXT-1, CORE-LIFE-5 (MUST)",
+    ]
+    assert "\n".join(lines) in out
+
+
+def _raising_adapter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, message: str = "no ROUTER_URL"
+) -> str:
+    """An adapter whose router cannot be built (a module name per test: a module is imported once)."""
+    (tmp_path / f"{module}.py").write_text(
+        f"class Adapter:\n    def __init__(self, tools):\n        raise RuntimeError({message!r})\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return f"{module}:Adapter"
+
+
+def test_identical_errors_are_shown_once_and_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "mine"
+    for name in "abc":
+        write_vector(root, hello(id=f"core/{name}"))
+    assert (
+        main(
+            [
+                "run",
+                "--vectors",
+                str(root),
+                "--adapter",
+                _raising_adapter(tmp_path, monkeypatch, "unconfigured"),
+            ]
+        )
+        == 1
+    )
+    out = capsys.readouterr().out
+    assert out.count("RuntimeError: no ROUTER_URL\n") == 2  # the message, and its traceback's last line
+    assert "ERRORED core/b" not in out
+    assert "the same error in 3 vectors (shown above for core/a):\n  core/a, core/b, core/c\n" in out
+    assert out.splitlines()[-1] == "streamroute: 0 passed, 0 failed, 3 errored"
+
+
+def test_what_an_adapter_says_is_printed_even_a_lone_surrogate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    adapter = _raising_adapter(tmp_path, monkeypatch, "half_a_pair", "half a \ud83d pair")
+    for quiet in ([], ["-q"]):
+        assert main(["run", "--vectors", str(_mine(tmp_path)), "--adapter", adapter, *quiet]) == 1
+        assert "RuntimeError: half a \\ud83d pair" in capsys.readouterr().out
+
+
+def _two_wrong(tmp_path: Path) -> Path:
+    root = _mine(tmp_path)
+    also_wrong = hello(id="core/also-wrong")
+    also_wrong["expect"]["outcomes"][1]["delta"] = "Hi"
+    write_vector(root, also_wrong)
+    write_vector(root, hello(id="core/zz"))
+    return root
+
+
+def test_quiet_is_one_line_per_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--vectors", str(_two_wrong(tmp_path)), "-q"]) == 1
+    assert capsys.readouterr().out.splitlines()[2:] == [
+        'FAILED core/also-wrong: outcome 1: field \'delta\': expected "Hi", got "Hello"',
+        'FAILED core/wrong: outcome 1: field \'delta\': expected "Help", got "Hello"',
+        "streamroute: 2 passed, 2 failed, 0 errored",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("option", "failed"), [(["-x"], 1), (["--maxfail", "1"], 1), (["--maxfail", "2"], 2)]
+)
+def test_exitfirst_and_maxfail_stop_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str], failed: int
+) -> None:
+    report = tmp_path / "report.jsonl"
+    root = _two_wrong(tmp_path)  # core/also-wrong, core/hello, core/wrong, core/zz: in this order
+    assert main(["run", "--vectors", str(root), "-q", "--report", str(report), *option]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    passed, not_run = (0, 3) if failed == 1 else (1, 1)
+    vectors = "vector" if failed == 1 else "vectors"
+    assert lines[-2] == f"streamroute: stopped after {failed} failed or errored {vectors} (--maxfail)"
+    assert lines[-1] == f"streamroute: {passed} passed, {failed} failed, 0 errored, {not_run} not run"
+    totals = Report.load(report).totals
+    assert (totals.not_run, totals.failed) == (not_run, True)
+
+
+def test_junit_xml_is_rendered_from_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report, junit = tmp_path / "report.jsonl", tmp_path / "junit.xml"
+    assert (
+        main(["run", "--vectors", str(_mine(tmp_path)), "--report", str(report), "--junitxml", str(junit)])
+        == 1
+    )
+    capsys.readouterr()
+    assert main(["summary", str(report), "--format", "junit"]) == 1
+    assert capsys.readouterr().out == junit.read_text(encoding="utf-8")
+    cases = {case.attrib["name"]: case for case in ET.fromstring(junit.read_bytes()).iter("testcase")}
+    assert [(case.attrib["classname"], [child.tag for child in case]) for case in cases.values()] == [
+        ("core", []),
+        ("core", ["failure"]),
+    ]
+
+
 def test_lint_on_a_foreign_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint", "--vectors", str(_mine(tmp_path))]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "streamroute lint: 2 vectors, 0 problems"
     assert main(["lint", "--vectors", str(_mine(tmp_path)), "--coverage"]) == 1
 
 
+@pytest.mark.slow
 def test_the_readme_adapter_example_passes_the_bundled_suite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -188,6 +302,9 @@ BAD_ARGUMENTS = [
     (["summary", "{dir}"], "cannot read the report"),
     (["summary", "{binary}"], "cannot read the report"),
     (["summary", "{report}", "--format", "html"], "summary: argument --format: invalid choice: 'html'"),
+    (["run", "--maxfail", "0"], "--maxfail must be at least 1"),
+    (["run", "--junitxml", "{dir}"], "cannot write {dir}: it is a directory"),
+    (["run", "--junitxml", "{absent}/j.xml"], "cannot write {absent}/j.xml: there is no directory {absent}"),
     (
         ["badge", "{report}", "-o", "{absent}/b.json"],
         "cannot write {absent}/b.json: there is no directory {absent}",
@@ -248,6 +365,7 @@ def test_version_names_each_version_from_its_one_source(capsys: pytest.CaptureFi
     assert title.endswith(f"version {(SPEC_DIR / 'VERSION').read_text(encoding='utf-8').strip()}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["--version"], ["lint"], ["summary", "report.jsonl"]])
 def test_commands_import_only_what_they_use(command: list[str], tmp_path: Path) -> None:
     import subprocess

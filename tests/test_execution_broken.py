@@ -57,6 +57,13 @@ def test_no_validation_fails_every_vector_with_invalid_arguments(bundled: list[V
 
 
 def test_no_approval_fails_every_vector_that_waits_for_one(bundled: list[Vector]) -> None:
-    should_fail = {v.id for v in bundled if _applies(v) and _expects(v, "tool.ready", requires_approval=True)}
+    # An MCP approval request waits for its answer whatever the tool says (EXEC-CALLTYPE-2).
+    should_fail = {
+        v.id
+        for v in bundled
+        if _applies(v)
+        and _expects(v, "tool.ready", requires_approval=True)
+        and any(tool.get("requires_approval") for tool in v.tools)
+    }
     assert len(should_fail) >= 6
     assert _failing("broken_executors:NoApproval", bundled) == should_fail

@@ -258,6 +258,7 @@ def scratch(tmp_path: Path) -> Iterator[Path]:
     shutil.rmtree(directory)
 
 
+@pytest.mark.slow
 def test_a_kill_at_each_step_then_a_restart_reruns_nothing_and_loses_nothing(scratch: Path) -> None:
     steps = _clean_run_steps(scratch)
     assert len(steps) == 21

@@ -1,25 +1,26 @@
 """The differential mode (conformance/fuzz.py, `streamroute fuzz`, `--streamroute-fuzz`).
 
 Against each broken implementation it can reach (a router, an SSE decoder, a diff consumer, an
-executor), it finds the fault, shrinks it, and writes a vector that lint accepts, that fails the
-broken implementation and that the reference passes.
+executor, a router of catalogue calls, a session router), it finds the fault, shrinks it, and writes
+a vector that lint accepts, that fails the broken implementation and that the reference passes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import hello, write_vector
 from streamroute.conformance.cli import main
-from streamroute.conformance.fuzz import draw_streams, first_failure, fuzz, vector_data
-from streamroute.conformance.fuzz import write_vector as save_vector
+from streamroute.conformance.fuzz import Sources, claimed, draw_streams, first_failure, fuzz, vector_data
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.lint import lint
 from streamroute.conformance.protocol import ProtocolImplementation
 from streamroute.conformance.results import Status, run_vector
-from streamroute.conformance.strategies import PROFILES, Profile
+from streamroute.conformance.strategies import CATALOGUE_CALL_TYPES, PROFILES, CatalogueStream
+from streamroute.conformance.vector_files import write_vector as save_vector
 from streamroute.conformance.vectors import Vector, load_vectors
 
 # Hundreds of generated streams and several shrinking runs: once, in `tox -e slow`.
@@ -44,7 +45,13 @@ BROKEN = {
     "broken_decoders:DoesNotKnowDone": (0, "expected kind end, got error"),
     # execution: declared tools and control steps
     "broken_executors:NoApproval": (0, "field 'requires_approval': expected true, got false"),
+    # catalogue calls, for an implementation that declares their call types
+    "mutants.core:catalogue_status_ignored": (0, "expected kind tool.error, got tool.call"),
+    # sessions
+    "mutants.session:OneLane": (0, "field 'stream_id'"),
 }
+# The fewest events a failure shrinks to: a session that tells lanes apart has two lanes of a turn each.
+SHRUNK_TO = {"mutants.session:OneLane": 20}
 
 
 def _saved(root: Path) -> Vector:
@@ -64,7 +71,7 @@ def test_fuzzing_a_broken_implementation_saves_a_vector_that_fails_it_and_passes
     result = fuzz(broken, examples=300, seed=seed, save_to=tmp_path)
     assert result.failure is not None, f"{target}: no failure in {result.examples} streams"
     assert shown in result.failure.message
-    assert len(result.failure.stream.events) <= 15  # shrunk
+    assert len(result.failure.stream.events) <= SHRUNK_TO.get(target, 15)
     vector = _saved(tmp_path)
     assert vector.id.startswith("fuzz/")
     assert run_vector(broken, vector).status.is_failure
@@ -85,23 +92,47 @@ def test_the_reference_passes_generated_streams_at_either_tool_call_point(adapte
 def test_without_shrinking_the_fuzzer_stops_at_the_first_drawn_stream_that_fails() -> None:
     broken = PythonImplementation.load("broken_routers:TextMix")
     result = fuzz(broken, examples=200, seed=3, shrink=False)
-    drawn = draw_streams(("core",), 200, seed=3)
+    drawn = draw_streams(claimed(broken), 200, seed=3)
     found = first_failure(broken, drawn)
     assert result.failure is not None
     assert found is not None
     assert result.examples == found[0] + 1
     assert result.failure.vector == vector_data(
-        drawn[found[0]].stream, description=result.failure.vector["description"]
+        drawn[found[0]].generated, description=result.failure.vector["description"]
     )
 
 
-@pytest.mark.parametrize("profile", PROFILES)
-def test_a_generated_stream_of_every_profile_saves_as_a_vector_lint_accepts(
-    profile: Profile, tmp_path: Path
+def test_catalogue_calls_are_drawn_of_the_call_types_an_implementation_declares() -> None:
+    reference = PythonImplementation.load(REFERENCE)
+    assert claimed(reference).call_types == CATALOGUE_CALL_TYPES
+    assert claimed(reference).session
+    options = {**reference.options, "call_types": ["function", "custom", "shell", "mcp_approval"]}
+    some = dataclasses.replace(reference, options=options)
+    assert claimed(some).call_types == ("shell", "mcp_approval")
+    drawn = draw_streams(claimed(some), 60, seed=5)
+    catalogue = [case.generated for case in drawn if isinstance(case.generated.drawn, CatalogueStream)]
+    assert catalogue
+    assert {tool["type"] for case in catalogue for tool in case.tools} <= {"shell", "mcp_approval"}
+    function_only = dataclasses.replace(
+        reference, options={**reference.options, "call_types": ["function", "custom"]}
+    )
+    assert claimed(function_only).call_types == ()
+
+
+SOURCES = [
+    *(Sources((profile,), (), False) for profile in PROFILES),
+    Sources((), CATALOGUE_CALL_TYPES, False),
+    Sources((), (), True),
+]
+
+
+@pytest.mark.parametrize("sources", SOURCES, ids=[*PROFILES, "catalogue", "session"])
+def test_a_generated_case_of_every_source_saves_as_a_vector_lint_accepts(
+    sources: Sources, tmp_path: Path
 ) -> None:
-    for case in draw_streams((profile,), 4, seed=7):
+    for case in draw_streams(sources, 4, seed=7):
         for point in ("output_item_done", "arguments_done"):
-            data = vector_data(case.stream, point)
+            data = vector_data(case.generated, point)
             root = tmp_path / point / data["id"].replace("/", "_")
             vector = Vector(save_vector(data, root), data)
             assert lint([root], check_coverage=False) == (1, [])

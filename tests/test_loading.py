@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import hello, write_vector
+from streamroute.conformance import vectors
 from streamroute.conformance.limits import (
     MAX_JSON_DEPTH,
     MAX_VECTOR_EXPANDED,
@@ -17,6 +18,7 @@ from streamroute.conformance.limits import (
     TOO_DEEP,
 )
 from streamroute.conformance.lint import lint
+from streamroute.conformance.schemas import SPEC_DIR, first_error
 from streamroute.conformance.vectors import load_vectors
 
 
@@ -187,3 +189,109 @@ def test_every_entry_named_like_yaml_that_is_not_a_vector_file_is_one_bad_file(t
         f"{core / 'pong.yaml'}: is a symbolic link in a loop",
         f"{core / 'upper.YAML'}: vector files end in .yaml",
     ]
+
+
+# -- each content checked once (the cache of contents that passed) -------------
+
+
+@pytest.fixture
+def checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every vector schema check made, with the cache in a directory of the test's own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    made: list[object] = []
+
+    def counted(ref: str, instance: object) -> str | None:
+        made.append(instance)
+        return first_error(ref, instance)
+
+    monkeypatch.setattr(vectors, "first_error", counted)
+    return made
+
+
+def _entries(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "cache" / "streamroute" / "vectors").iterdir())
+
+
+def test_a_content_is_checked_once_and_a_changed_content_again(tmp_path: Path, checks: list[object]) -> None:
+    root = tmp_path / "vectors"
+    path = write_vector(root, hello())
+    first = load_vectors([root])
+    assert load_vectors([root]) == first
+    assert len(checks) == 1
+    path.write_text(path.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
+    assert load_vectors([root])[1] == []
+    assert len(checks) == 2
+    data = hello()
+    data["expect"]["outcomes"][1]["delta"] = 5
+    write_vector(root, data)
+    assert load_vectors([root])[1] != []
+    assert load_vectors([root])[1] != []
+    assert len(checks) == 4  # a content that failed is checked every time
+    assert len(_entries(tmp_path)) == 2
+
+
+def test_a_known_content_still_needs_its_id_to_be_its_path(tmp_path: Path, checks: list[object]) -> None:
+    write_vector(tmp_path / "vectors", hello())
+    assert load_vectors([tmp_path / "vectors"])[1] == []
+    write_vector(tmp_path / "moved", hello(), name="core/elsewhere.yaml")
+    assert "must be its path under the vectors root" in _only_error(tmp_path / "moved")
+    assert len(checks) == 1
+
+
+@pytest.mark.parametrize("entry", [b"", b"0" * 40, b"garbage\n"])
+def test_a_corrupt_entry_is_not_trusted_and_is_replaced(
+    tmp_path: Path, checks: list[object], entry: bytes
+) -> None:
+    write_vector(tmp_path / "vectors", hello())
+    load_vectors([tmp_path / "vectors"])
+    [written] = _entries(tmp_path)
+    written.write_bytes(entry)
+    assert load_vectors([tmp_path / "vectors"])[1] == []
+    assert len(checks) == 2
+    assert written.read_bytes() == written.name.encode()
+
+
+def test_an_entry_made_by_other_checks_is_not_used(
+    tmp_path: Path, checks: list[object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_vector(tmp_path / "vectors", hello())
+    load_vectors([tmp_path / "vectors"])
+    monkeypatch.setattr(vectors, "_checks_digest", lambda: b"other schemas, code or libraries")
+    load_vectors([tmp_path / "vectors"])
+    assert len(checks) == 2
+
+
+def test_the_checks_digest_covers_every_schema_of_the_spec(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = tmp_path / "spec"
+    spec.mkdir()
+    for schema in SPEC_DIR.glob("*.schema.json"):
+        (spec / schema.name).write_bytes(schema.read_bytes())
+    monkeypatch.setattr(vectors, "SPEC_DIR", spec)
+    digests = set()
+    for schema in [None, *sorted(spec.iterdir())]:
+        if schema is not None:
+            schema.write_bytes(schema.read_bytes() + b" ")
+        vectors._checks_digest.cache_clear()
+        digests.add(vectors._checks_digest())
+    vectors._checks_digest.cache_clear()
+    assert len(digests) == 1 + len(list(spec.iterdir())) > 4
+
+
+@pytest.mark.parametrize("where", ["a file", "relative"])
+def test_a_cache_that_cannot_be_used_means_no_cache(
+    tmp_path: Path, checks: list[object], monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    if where == "a file":
+        (tmp_path / "cache").write_text("not a directory", encoding="utf-8")
+    else:  # a relative XDG_CACHE_HOME is ignored: ~/.cache it is, and here HOME is a file too
+        monkeypatch.setenv("XDG_CACHE_HOME", "cache")
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        (tmp_path / "home").write_text("not a directory", encoding="utf-8")
+    write_vector(tmp_path / "vectors", hello())
+    for _ in range(2):
+        vectors_loaded, errors = load_vectors([tmp_path / "vectors"])
+        assert errors == []
+        assert [v.id for v in vectors_loaded] == ["core/hello"]
+    assert len(checks) == 2

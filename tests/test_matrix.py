@@ -3,6 +3,7 @@ protocol loop the Python library adapters share, proved on the reference router.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from streamroute.conformance.cli import main
-from streamroute.conformance.matrix import Entry, install, load_matrix, render
+from streamroute.conformance.matrix import Entry, Requirements, install, load_matrix, render
 from streamroute.conformance.report import Report
 from streamroute.conformance.suite import UsageError
 
@@ -64,6 +65,7 @@ def _run(tmp_path: Path, config: Path, *extra: str) -> int:
     )
 
 
+@pytest.mark.slow
 def test_the_shared_protocol_loop_serves_the_reference_and_it_passes_every_core_vector(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -185,6 +187,7 @@ def test_a_changed_constraints_file_reinstalls_and_an_unchanged_one_does_not(tmp
         install(Entry("gone", "gone", "x", "e", (), str(tmp_path / "nope.txt")), tmp_path / "work")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("npm") is None, reason="needs npm")
 def test_an_npm_folder_with_a_package_lock_is_installed_with_npm_ci(tmp_path: Path) -> None:
     folder = tmp_path / "adapter"
@@ -201,6 +204,7 @@ def test_an_npm_folder_with_a_package_lock_is_installed_with_npm_ci(tmp_path: Pa
     assert "lockfileVersion" in (tmp_path / "work" / "node" / ".streamroute-installed").read_text()
 
 
+@pytest.mark.slow
 def test_the_matrix_shows_entry_points_and_what_each_run_ran_on(tmp_path: Path) -> None:
     serve = shlex.join([sys.executable, "-m", "streamroute.reference.serve"])
     config = _write(
@@ -234,3 +238,100 @@ def test_the_packages_an_entry_names_are_shown_with_their_installed_versions(tmp
         load_matrix(_write(tmp_path, "implementations: []\n")), [(entry, Report.load(reference))], "r", runs
     )
     assert "| x | 2026-01-01T00:00:00+00:00 | P | 3.x | - | Typing_Extensions 4.0 |" in text
+
+
+def _report(tmp_path: Path, options: dict[str, str], vectors: list[tuple[str, str, list[str]]]) -> Report:
+    """A report of one implementation declaring `options`, with (id, status, spec) vector lines."""
+    header = {
+        "line": "header",
+        "suite": {"name": "streamroute", "version": "1"},
+        "protocol": 1,
+        "implementation": {
+            "name": "x",
+            "version": "2",
+            "language": "python",
+            "profiles": ["core"],
+            "options": options,
+        },
+        "started": "2026-01-01T00:00:00+00:00",
+    }
+    lines = [header]
+    for vector_id, status, spec in vectors:
+        lines.append(
+            {
+                "line": "vector",
+                "id": vector_id,
+                "profile": "core",
+                "level": "MUST",
+                "status": status,
+                "message": "" if status == "passed" else "why",
+                "details": "",
+                "listed": False,
+                "spec": spec,
+            }
+        )
+    lines.append({"line": "footer", "totals": {}, "bad_files": 0, "deselected": 0, "seconds": 0})
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return Report.load(path)
+
+
+def test_each_requirement_fails_when_a_vector_citing_it_fails_and_is_counted_by_level(tmp_path: Path) -> None:
+    report = _report(
+        tmp_path,
+        {},
+        [
+            ("core/a", "passed", ["A-1", "B-1"]),
+            ("core/b", "failed", ["A-1"]),
+            ("core/c", "errored", ["C-1"]),
+            ("core/d", "not applicable", ["D-1"]),
+            ("core/e", "skipped", ["E-1"]),
+            ("core/f", "passed", ["A-10"]),
+        ],
+    )
+    levels = {"A-1": "MUST", "A-10": "MUST", "B-1": "SHOULD", "C-1": "MAY", "D-1": "MUST", "E-1": "MUST"}
+    requirements = Requirements({}, levels)
+    matrix = load_matrix(_write(tmp_path, "implementations: []\n"))
+    text = render(matrix, [(Entry("x", "x", "c", "e"), report)], "r", {}, requirements)
+    assert "| x | 1 / 1 (0) | 1 / 0 (0) | 0 / 1 (0) |" in text
+    rows = [line for line in text.splitlines() if line.startswith("| A-") or line.startswith("| B-")]
+    assert rows == ["| A-1 | MUST | **fail** |", "| A-10 | MUST | pass |", "| B-1 | SHOULD | pass |"]
+    assert "| C-1 | MAY | **fail** |" in text
+    assert "| D-1 |" not in text  # no vector citing it ran
+    assert "| E-1 |" not in text
+
+
+def test_a_requirement_one_implementation_did_not_run_is_not_applicable_there(tmp_path: Path) -> None:
+    ran = _report(tmp_path, {}, [("core/a", "passed", ["A-1"])])
+    (tmp_path / "other").mkdir()
+    other = _report(tmp_path / "other", {}, [("core/a", "not applicable", ["A-1"])])
+    text = render(
+        load_matrix(_write(tmp_path, "implementations: []\n")),
+        [(Entry("x", "x", "c", "e"), ran), (Entry("y", "y", "c", "e"), other)],
+        "r",
+        {},
+        Requirements({}, {"A-1": "MUST"}),
+    )
+    assert "| A-1 | MUST | pass | n/a |" in text
+    assert "| y | 0 / 0 (1) | 0 / 0 (0) | 0 / 0 (0) |" in text
+
+
+def test_the_matrix_shows_the_options_each_implementation_declares_that_are_not_canonical(
+    tmp_path: Path,
+) -> None:
+    report = _report(tmp_path, {"call_arguments": "json_text", "tool_call_point": "output_item_done"}, [])
+    text = render(
+        load_matrix(_write(tmp_path, "implementations: []\n")),
+        [(Entry("x", "x", "c", "e"), report)],
+        "r",
+        {},
+        Requirements({}, {}),
+    )
+    assert "| e | `call_arguments: json_text` |" in text
+    assert "tool_call_point" not in text
+
+
+def test_the_requirements_vectors_cite_are_read_from_the_bundled_vectors_and_the_spec() -> None:
+    requirements = Requirements.bundled()
+    assert requirements.cited["core/options/json-text-refused-texts"][0] == "CORE-JSON-1"
+    assert requirements.levels["CORE-JSON-1"] == "MUST"

@@ -22,6 +22,7 @@ def _decode(data: bytes, size: int) -> list[Event]:
     return events
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [1, 7, 4096, _SPILL - 1, _SPILL + 3, 1 << 20])
 def test_a_long_line_decodes_the_same_however_it_is_read(size: int) -> None:
     """A line longer than _SPILL is decoded as it comes, characters cut between reads included."""
@@ -104,6 +105,7 @@ def test_the_outcome_schema_applies_exactly_the_entry_of_each_kind() -> None:
     assert stated["allOf"][0] == {"$ref": "#/$defs/fields"}
     kinds = set(schema(OUTCOME + "#/$defs/kind")["anyOf"][0]["enum"])
     kinds |= set(schema(OUTCOME + "#/$defs/execution_kind")["enum"])
+    kinds |= set(schema(OUTCOME + "#/$defs/session_kind")["enum"])
     assert _kind_branches(stated) == {kind: f"#/$defs/of_kind/{kind}" for kind in kinds}
     assert _outcome_kinds() == kinds
     assert schema(OUTCOME)["allOf"] == [{"$ref": "#/$defs/stated"}, {"$ref": "#/$defs/message"}]
@@ -118,6 +120,7 @@ def _outcomes() -> list[Any]:
     return produced
 
 
+@pytest.mark.slow
 def test_checking_by_kind_agrees_with_the_whole_schema() -> None:
     rng = random.Random(7)
     outcomes = _outcomes()

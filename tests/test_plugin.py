@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from conftest import hello, write_vector
+from streamroute.conformance.cli import main
+from streamroute.conformance.report import Report
 
 pytest_plugins = ["pytester"]
 
@@ -24,15 +28,21 @@ def test_one_item_per_vector_named_by_its_id(pytester: pytest.Pytester) -> None:
     assert result.outlines[:2] == ["core/hello", "core/wrong"]
 
 
-def test_a_failure_shows_expected_and_actual_side_by_side(pytester: pytest.Pytester) -> None:
+def test_a_failure_shows_what_streamroute_run_prints(pytester: pytest.Pytester) -> None:
     root = _mine(pytester.path / "mine")
-    result = pytester.runpytest("--streamroute", "--streamroute-vectors", str(root))
+    result = pytester.runpytest("--streamroute", "--streamroute-vectors", str(root), "-rA")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         [
-            '*outcome 1: field \'delta\': expected "Help", got "Hello"',
-            "*expected*| actual",
-            '!=*@2 text.delta*delta="Help"*| @2 text.delta*delta="Hello"*',
+            "FAILED core/wrong (core/wrong.yaml)",
+            "  A one-delta answer",
+            "  checks CORE-TEXT-1, CORE-LIFE-5 (MUST)",
+            '  outcome 1: field \'delta\': expected "Help", got "Hello"',
+            "*#*expected*#*actual",
+            '*!=*1*@2 text.delta*delta="Help"*1*@2 text.delta*delta="Hello"',
+            "*events: @0 response.created; @2 response.output_text.delta; @3 response.completed",
+            # the short summary carries the reason, not the title
+            'FAILED core/wrong - outcome 1: field \'delta\': expected "Help", got "Hello"',
         ]
     )
 
@@ -142,9 +152,12 @@ def test_the_adapter_option_reaches_another_implementation(pytester: pytest.Pyte
     result = pytester.runpytest(
         "--streamroute-vectors", str(root), "--streamroute-adapter", "broken_routers:RaiseOnUnknown"
     )
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
-        ["errored: *", "*feed(event 4) raised ValueError: unknown event type acme:ping"]
+        [
+            "ERRORED core/hello (core/hello.yaml)",
+            "*feed(event 4) raised ValueError: unknown event type acme:ping",
+        ]
     )
 
 
@@ -159,6 +172,71 @@ def test_without_its_options_the_plugin_adds_nothing(pytester: pytest.Pytester) 
     pytester.runpytest().assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_the_bundled_suite_runs_against_the_reference(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--streamroute", "-q")
     assert result.ret == pytest.ExitCode.OK
+
+
+def _lines(path: Path) -> list[dict[str, object]]:
+    """A report's lines, less what differs from run to run."""
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        for varying in ("seconds", "started"):
+            line.pop(varying, None)
+    return lines
+
+
+def test_the_plugin_writes_the_report_streamroute_run_writes(pytester: pytest.Pytester) -> None:
+    root = _mine(pytester.path / "mine")
+    written = pytester.path / "pytest.jsonl"
+    result = pytester.runpytest(
+        "--streamroute", "--streamroute-vectors", str(root), "--streamroute-report", str(written)
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    Report.load(written)  # valid against the report schema
+    run = pytester.path / "run.jsonl"
+    assert main(["run", "--vectors", str(root), "--report", str(run)]) == 1
+    assert _lines(written) == _lines(run)
+
+
+def test_the_plugin_refuses_a_report_it_cannot_write(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--streamroute", "--streamroute-report", str(pytester.path))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"*streamroute: --streamroute-report: cannot write {pytester.path}: it is a directory"]
+    )
+
+
+def test_junit_xml_from_pytest_has_classnames_and_errors(pytester: pytest.Pytester) -> None:
+    root = _mine(pytester.path / "mine")
+    write_vector(root, hello(id="core/text/raises", events=[*hello()["events"], {"type": "acme:ping"}]))
+    junit = pytester.path / "junit.xml"
+    result = pytester.runpytest(
+        "--streamroute-vectors",
+        str(root),
+        "--streamroute-adapter",
+        "broken_routers:RaiseOnUnknown",
+        f"--junitxml={junit}",
+        "-rA",
+    )
+    result.assert_outcomes(passed=1, failed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["ERROR core/text/raises - feed(event 4) raised ValueError: unknown event type*"]
+    )
+    cases = {case.attrib["name"]: case for case in ET.parse(junit).iter("testcase")}
+    assert {name: case.attrib["classname"] for name, case in cases.items()} == {
+        "hello": "core",
+        "wrong": "core",
+        "raises": "core.text",
+    }
+    (error,) = cases["raises"]
+    assert error.tag == "error"
+    assert "feed(event 4) raised ValueError: unknown event type acme:ping" in error.attrib["message"]
+    assert error.text is not None
+    assert error.text.startswith("ERRORED core/text/raises (core/text/raises.yaml)\n")
+    (failure,) = cases["wrong"]
+    assert (failure.tag, failure.attrib["message"]) == (
+        "failure",
+        'outcome 1: field \'delta\': expected "Help", got "Hello"',
+    )

@@ -34,6 +34,7 @@ def _reported(capture: GeneratedCapture, form: Format) -> list[Report]:
     return [(violation.at, violation.requirement) for violation in report.violations]
 
 
+@pytest.mark.slow
 @given(captures())
 def test_the_checker_reports_exactly_the_planted_faults(capture: GeneratedCapture) -> None:
     for form in FORMATS:
@@ -41,6 +42,7 @@ def test_the_checker_reports_exactly_the_planted_faults(capture: GeneratedCaptur
         assert problem is None, f"{form}: {problem}; planted: {capture.planted}"
 
 
+@pytest.mark.slow
 @given(captures(faults=False))
 def test_a_capture_without_faults_has_no_violation(capture: GeneratedCapture) -> None:
     for form in FORMATS:

@@ -37,6 +37,7 @@ from streamroute.conformance.schemas import (
     PROTOCOL_START_REPLY,
     PROTOCOL_STOP,
     first_error,
+    option_defaults,
 )
 from streamroute.conformance.suite import Suite, UsageError
 from streamroute.conformance.vectors import Vector, load_vectors
@@ -96,6 +97,7 @@ def _statuses(results: list[Result]) -> list[Status]:
 # -- the example adapters ----------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("adapter", ["router", "arguments_done_router"])
 def test_the_reference_over_the_protocol_passes_every_vector_it_claims(
     adapter: str, bundled: list[Vector]
@@ -116,6 +118,7 @@ def test_the_reference_over_the_protocol_passes_every_vector_it_claims(
     assert _statuses(results) == expected, [r for r in results if r.status is not Status.PASSED]
 
 
+@pytest.mark.slow
 def test_the_reference_answers_the_same_over_the_protocol_as_in_process(streams: list[Vector]) -> None:
     in_process = PythonImplementation.load("streamroute.reference.adapter:router")
     implementation = ProtocolImplementation.start(REFERENCE, TIMEOUT * 5)
@@ -133,9 +136,14 @@ def test_the_node_example_passes_every_core_vector(bundled: list[Vector]) -> Non
     finally:
         implementation.close()
     assert implementation.info["language"] == "javascript"
-    assert implementation.options == {"tool_call_point": "output_item_done"}
+    assert implementation.options == option_defaults()
+    canonical = option_defaults()
     not_applicable = {
-        v.id for v in bundled if v.profile != "core" or v.options.get("tool_call_point") == "arguments_done"
+        v.id
+        for v in bundled
+        if v.profile != "core"
+        or any(canonical.get(name) != value for name, value in v.options.items())
+        or any(tool["type"] not in canonical["call_types"] for tool in v.tools)
     }
     assert len(not_applicable) < len(bundled)
     failures = [r for r in results.values() if r.status not in (Status.PASSED, Status.NOT_APPLICABLE)]
@@ -311,6 +319,7 @@ def test_the_harness_sends_messages_valid_against_their_schemas(streams: list[Ve
     assert all(first_error(PROTOCOL_RUN, run_message(n, v)) is None for n, v in enumerate(streams))
 
 
+@pytest.mark.slow
 def test_the_reference_replies_valid_against_their_schemas(streams: list[Vector]) -> None:
     assert first_error(PROTOCOL_START_REPLY, serve.start_reply(router)) is None
     for seq, vector in enumerate(streams):
@@ -321,6 +330,7 @@ def test_the_reference_replies_valid_against_their_schemas(streams: list[Vector]
 # -- what an adapter can send, and leave behind (spec/protocol.md, sections 6 and 9) --
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["reply", "outcome"])
 def test_a_reply_nested_too_deep_errors_the_vector_naming_the_limit(
     tmp_path: Path, where: str, capsys: pytest.CaptureFixture[str]
@@ -349,6 +359,7 @@ def _flooded(where: str, vectors: list[Vector]) -> list[Result]:
     return results
 
 
+@pytest.mark.slow
 def test_a_reply_line_past_the_limit_errors_the_vector_and_is_never_held(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -361,6 +372,7 @@ def test_a_reply_line_past_the_limit_errors_the_vector_and_is_never_held(
     )
 
 
+@pytest.mark.slow
 def test_the_stderr_tail_is_a_bounded_number_of_bytes(tmp_path: Path) -> None:
     results = _flooded("stderr", _hellos(tmp_path, 1))
     assert _statuses(results) == [Status.ERRORED] * 2
@@ -392,6 +404,7 @@ def _ended(pid: int) -> bool:
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
 @pytest.mark.parametrize(
     "mode",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -9,8 +10,19 @@ from conftest import hello, write_vector
 from streamroute.conformance.compare import json_equal, to_canonical_point
 from streamroute.conformance.expected_failures import ExpectedFailures
 from streamroute.conformance.implementation import AdapterLoadError, Produced, PythonImplementation
-from streamroute.conformance.results import Result, Status, run_vector
+from streamroute.conformance.results import (
+    CONTEXT,
+    MAX_ALIGNED,
+    MAX_CELL_CHARS,
+    MAX_ROWS,
+    Result,
+    Status,
+    aligned,
+    run_vector,
+)
 from streamroute.conformance.vectors import Vector, load_vectors
+from streamroute.reference import Outcome, Router
+from streamroute.reference.sse import ByteRouter
 
 REFERENCE = "streamroute.reference.adapter:router"
 
@@ -27,7 +39,7 @@ def test_a_passing_run(tmp_path: Path) -> None:
     assert result == Result("core/hello", Status.PASSED)
 
 
-def test_a_wrong_field_fails_with_a_side_by_side_table(tmp_path: Path) -> None:
+def test_a_wrong_field_fails_with_the_outcomes_aligned(tmp_path: Path) -> None:
     data = hello()
     data["expect"]["outcomes"][1]["delta"] = "Help"
     write_vector(tmp_path, data)
@@ -35,11 +47,106 @@ def test_a_wrong_field_fails_with_a_side_by_side_table(tmp_path: Path) -> None:
     result = run_vector(PythonImplementation.load(REFERENCE), vector)
     assert result.status is Status.FAILED
     assert result.message == 'outcome 1: field \'delta\': expected "Help", got "Hello"'
-    rows = result.details.splitlines()
-    assert "expected" in rows[0]
-    assert "actual" in rows[0]
-    assert rows[2].startswith("!=")
-    assert "@2 text.delta" in rows[2]
+    (comparison,) = result.comparisons
+    assert comparison["reason"] == result.message
+    assert [row["op"] for row in comparison["rows"]] == ["equal", "differs", "equal", "equal"]
+    differs = comparison["rows"][1]
+    assert differs["expected"] == {
+        "index": 1,
+        "at": 2,
+        "kind": "text.delta",
+        "fields": 'item_id="msg_1" output_index=0 content_index=0 delta="Help"',
+        "event": "response.output_text.delta",
+    }
+    assert differs["actual"]["fields"] == 'item_id="msg_1" output_index=0 content_index=0 delta="Hello"'
+    assert comparison["rows"][3]["actual"]["event"] is None  # close is no event
+
+
+def _ops(result: Result) -> list[str]:
+    (comparison,) = result.comparisons
+    return [row["op"] for row in comparison["rows"]]
+
+
+def test_one_outcome_too_many_or_too_few_is_one_row(tmp_path: Path) -> None:
+    reference = PythonImplementation.load(REFERENCE)
+    data = hello()
+    del data["expect"]["outcomes"][1]  # the reference produces the text.delta: one too many
+    assert _ops(run_vector(reference, _vector(tmp_path / "a", expect=data["expect"]))) == [
+        "equal",
+        "unexpected",
+        "equal",
+        "equal",
+    ]
+    data = hello()
+    extra = {**data["expect"]["outcomes"][1], "delta": "!"}
+    data["expect"]["outcomes"].insert(1, extra)  # one the reference does not produce
+    assert _ops(run_vector(reference, _vector(tmp_path / "b", expect=data["expect"]))) == [
+        "equal",
+        "missing",
+        "equal",
+        "equal",
+        "omitted",  # further than CONTEXT from the difference
+    ]
+
+
+def _produced(*kinds: str) -> list[Produced]:
+    return [Produced(index, {"kind": "text.delta", "delta": kind}) for index, kind in enumerate(kinds)]
+
+
+def _expected(*kinds: str) -> list[dict[str, object]]:
+    return [{"at": index, "kind": "text.delta", "delta": kind} for index, kind in enumerate(kinds)]
+
+
+def test_equal_rows_far_from_a_difference_are_counted_not_shown() -> None:
+    deltas = [str(n) for n in range(20)]
+    rows = aligned(_expected(*deltas), _produced(*deltas[:10], "x", *deltas[11:]), None)
+    assert [row["op"] for row in rows] == [
+        "omitted",
+        *["equal"] * CONTEXT,
+        "differs",
+        *["equal"] * CONTEXT,
+        "omitted",
+    ]
+    assert [rows[0]["count"], rows[-1]["count"]] == [10 - CONTEXT, 9 - CONTEXT]
+    flood = aligned([], _produced(*["x"] * (MAX_ROWS * 3)), None)
+    assert len(flood) == MAX_ROWS + 1
+    assert flood[-1] == {"op": "omitted", "count": MAX_ROWS * 2}
+
+
+def test_past_max_aligned_outcomes_pair_by_position() -> None:
+    half = MAX_ALIGNED // 2
+    rows = aligned(_expected(*["a"] * half), _produced("b", *["a"] * half), None)
+    # Aligned, the first "b" would be one unexpected row; here it takes the place of the first "a".
+    assert [row["op"] for row in rows] == [
+        "differs",
+        "equal",
+        "equal",
+        "omitted",
+        "equal",
+        "equal",
+        "unexpected",
+    ]
+
+
+def test_a_cell_shows_an_errors_message_its_event_and_stays_short() -> None:
+    events = [{"type": "response.output_text.delta"}, "not an event"]
+    produced = [
+        Produced(0, {"kind": "error", "code": "malformed_event", "message": "event 0: no item_id"}),
+        Produced(1, {"kind": "text.delta", "delta": "\ud83d" + "x" * 1000, "message": "not shown"}),
+    ]
+    rows = aligned([], produced, events)
+    error, delta = rows[0]["actual"], rows[1]["actual"]
+    assert error["fields"] == 'code="malformed_event" message="event 0: no item_id"'
+    assert error["event"] == "response.output_text.delta"
+    assert delta["event"] is None
+    assert delta["fields"].startswith('delta="\\ud83dxxx')  # a lone surrogate, escaped: printable
+    assert len(delta["fields"]) == MAX_CELL_CHARS
+    assert "not shown" not in delta["fields"]
+
+
+def test_identical_expected_outcomes_pair_in_order() -> None:
+    rows = aligned(_expected("a", "a", "b"), [Produced(0, {"kind": "text.delta", "delta": "a"})], None)
+    assert [row["op"] for row in rows] == ["equal", "missing", "missing"]
 
 
 def test_an_outcome_from_the_wrong_event_fails(tmp_path: Path) -> None:
@@ -158,3 +265,54 @@ def test_expected_failures_are_strict(tmp_path: Path) -> None:
     assert stale.message.startswith("stale expected failure")
     assert failures.apply(Result("core/c", Status.FAILED)).status is Status.FAILED
     assert failures.unknown(["core/a", "core/b"]) == ["core/gone"]
+
+
+class _Shouting(ByteRouter):
+    """Routes every text delta in capitals, however the stream is cut."""
+
+    def __init__(self, tools: object) -> None:
+        super().__init__(Router())
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        return [[_shout(outcome) for outcome in outcomes] for outcomes in super().feed_bytes(chunk)]
+
+
+def _shout(outcome: Outcome) -> Outcome:
+    return {**outcome, "delta": outcome["delta"].upper()} if outcome["kind"] == "text.delta" else outcome
+
+
+class _PhantomOnOneByte(ByteRouter):
+    """Dispatches an event without outcomes after each chunk of one byte."""
+
+    def __init__(self, tools: object) -> None:
+        super().__init__(Router())
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        dispatched = super().feed_bytes(chunk)
+        return [*dispatched, []] if len(chunk) == 1 else dispatched
+
+
+def _sse_vector(tmp_path: Path) -> Vector:
+    """HELLO's events as an sse vector's stream, cut three ways."""
+    stream = "".join(f"data: {json.dumps(event)}\n\n" for event in hello()["events"])
+    data = hello(id="sse/hello", profile="sse", stream=stream, cuts=["every_byte", [], [3]])
+    data["expect"]["dispatched"] = len(hello()["events"])
+    del data["events"]
+    write_vector(tmp_path, data)
+    (vector,) = load_vectors([tmp_path])[0]
+    return vector
+
+
+def test_an_sse_vector_reports_every_failing_cut_each_failure_once(tmp_path: Path) -> None:
+    vector = _sse_vector(tmp_path)
+    result = run_vector(PythonImplementation("shouting", _Shouting, frozenset({"sse"})), vector)
+    assert result.message == (
+        'every byte: outcome 1: field \'delta\': expected "Hello", got "HELLO"; 3 of 3 cuts fail'
+    )
+    (comparison,) = result.comparisons  # the same failure in every cut: told once
+    assert comparison["cuts"] == ["every byte", "one chunk", "cut at 3"]
+    assert comparison["rows"][1]["actual"]["event"] is None  # the harness does not decode sse events
+    phantom = run_vector(PythonImplementation("phantom", _PhantomOnOneByte, frozenset({"sse"})), vector)
+    assert [c["cuts"] for c in phantom.comparisons] == [["every byte"]]
+    assert phantom.message.startswith("every byte: outcome 0: lifecycle expected from event 0, produced by")
+    assert phantom.message.endswith("; 1 of 3 cuts fail")
