@@ -21,9 +21,9 @@ LIFECYCLE = {
     "response.incomplete": "incomplete",
 }
 TERMINAL = {"completed", "failed", "incomplete"}
+FAILED_WITHOUT_ERROR = "the response failed and states no error"
 # Handed over, and nothing for the outcome vocabulary to route: the call comes from its done item.
 SILENT = {
-    "response.output_item.added",
     "response.function_call_arguments.done",
     "response.custom_tool_call_input.done",
 }
@@ -52,17 +52,27 @@ class Translation:
 
     def __init__(self) -> None:
         self.status: str | None = None  # of the first terminal event handed over
-        self.raised = False
+        self.error_told = False  # an error event was handed over, or an error raised: the end is failed
+        self.phases: dict[Any, str] = {}  # each message's `phase`, as its output_item.added handed it over
 
     def outcomes(self, event: Any) -> list[dict[str, Any]]:
         kind = field(event, "type")
         if kind in LIFECYCLE:
             return self._lifecycle(LIFECYCLE[kind], field(event, "response"))
         if kind == "error":
+            self.error_told = True
             return [{"kind": "error", "code": field(event, "code"), "message": field(event, "message")}]
         if kind in CHANNELS:
             outcome, names = CHANNELS[kind]
-            return [{"kind": outcome, **{name: field(event, name) for name in names}}]
+            out = {"kind": outcome, **{name: field(event, name) for name in names}}
+            if outcome.startswith("text.") and field(event, "item_id") in self.phases:
+                out["phase"] = self.phases[field(event, "item_id")]  # the item's label, on its text
+            return [out]
+        if kind == "response.output_item.added":
+            item = field(event, "item")
+            if field(item, "type") == "message" and isinstance(field(item, "phase"), str):
+                self.phases[field(item, "id")] = field(item, "phase")
+            return []
         if kind == "response.output_item.done":
             return self._done_item(field(event, "item"))
         if kind in SILENT:
@@ -71,19 +81,20 @@ class Translation:
 
     def error(self, code: Any, message: Any) -> list[dict[str, Any]]:
         """The error a library raised through its documented API: the stream is over for the application."""
-        self.raised = True
+        self.error_told = True
         return [{"kind": "error", "code": code if isinstance(code, str) else None, "message": message}]
 
     def end(self) -> list[dict[str, Any]]:
-        return [{"kind": "end", "status": self.status or ("failed" if self.raised else "truncated")}]
+        return [{"kind": "end", "status": self.status or ("failed" if self.error_told else "truncated")}]
 
     def _lifecycle(self, name: str, response: Any) -> list[dict[str, Any]]:
         out = [{"kind": "lifecycle", "event": name, "response_id": field(response, "id")}]
         if name in TERMINAL and self.status is None:
             self.status = "cancelled" if field(response, "status") == "cancelled" else name
-        error = field(response, "error")
-        if name == "failed" and error is not None:  # without one, the library hands over no error
-            out.append({"kind": "error", "code": field(error, "code"), "message": field(error, "message")})
+        if name == "failed":  # the failure the library hands over, with its error object or without
+            error = field(response, "error")
+            message = FAILED_WITHOUT_ERROR if error is None else field(error, "message")
+            out.append({"kind": "error", "code": field(error, "code"), "message": message})
         return out
 
     def _done_item(self, item: Any) -> list[dict[str, Any]]:

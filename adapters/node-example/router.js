@@ -79,6 +79,8 @@ function optionalObject(obj, field) {
 }
 
 const error = (code, message) => ({ kind: "error", code, message });
+// A text outcome with its message's phase, when the message states one (CORE-TEXT-9).
+const withPhase = (outcome, item) => (item.phase === null ? outcome : { ...outcome, phase: item.phase });
 
 // -- text: deltas until done, then its complete text -------------------------
 
@@ -336,6 +338,7 @@ class Router {
       name: optionalString(item, "name", "item."),
       namespace: optionalString(item, "namespace", "item."),
       status: optionalString(item, "status", "item."), // read at done only
+      phase: typeof item.phase === "string" ? item.phase : null, // CORE-TEXT-9: a label, never checked
       done: false,
       resolved: false,
       parts: new Map(),
@@ -441,13 +444,16 @@ class Router {
       throw new Violation("late_delta", `text delta after part ${contentIndex} of '${item.id}' was done`); // CORE-TEXT-6
     }
     const outcomes = [
-      {
-        kind: "text.delta",
-        item_id: item.id,
-        output_index: outputIndex ?? item.outputIndex,
-        content_index: contentIndex,
-        delta,
-      },
+      withPhase(
+        {
+          kind: "text.delta",
+          item_id: item.id,
+          output_index: outputIndex ?? item.outputIndex,
+          content_index: contentIndex,
+          delta,
+        },
+        item,
+      ),
     ]; // CORE-TEXT-1
     if (!part.dropped && !part.append(delta)) {
       // CORE-LIMIT-3: shown, but no longer compared
@@ -466,7 +472,7 @@ class Router {
     }
     part.done = true;
     const outcomes = part.check(text, "output_text.done text"); // CORE-TEXT-2
-    outcomes.push({ kind: "text.done", item_id: item.id, content_index: contentIndex, text });
+    outcomes.push(withPhase({ kind: "text.done", item_id: item.id, content_index: contentIndex, text }, item));
     return outcomes;
   }
 

@@ -83,7 +83,8 @@ def main() -> None:
             "language": "python",
             "homepage": "https://github.com/openai/openai-python",
             "profiles": ["core", "sse"],
-            "options": {},
+            # The SDK hands over the arguments' text, and takes only whole streams (README.md).
+            "options": {"call_arguments": "json_text", "stream_start": "response_created"},
         },
         run,
     )
