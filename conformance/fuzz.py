@@ -298,7 +298,7 @@ def vector_data(
     optioned = any(truth != outcomes for truth in case.truths.values())  # the points differ (CORE-CALL-8)
     spec, level = case.cited(outcomes, optioned)
     data.update(spec=spec, level=level, profile=case.profile)
-    options = {"tool_call_point": point} if optioned else {}
+    options: dict[str, str] = {"tool_call_point": point} if optioned else {}
     options.update(_assumed_options(case.events))
     if options:
         data["options"] = options
