@@ -303,6 +303,8 @@ def _failure(call: _Call, exc: BaseException) -> AdapterFailure:
         return exc
     if isinstance(exc, DeadlinePassed):
         return call.late()
+    if isinstance(exc, _BadAnswer):
+        return AdapterFailure(f"{call.step} answered {exc}")
     if isinstance(exc, KeyboardInterrupt) and signal.getsignal(signal.SIGINT) is not _on_interrupt:
         _DEADLINES.interrupted = True  # whose it is cannot be told: the user's, so the run stops
     name = type(exc).__name__
@@ -344,13 +346,17 @@ def _guarded(
     return answer
 
 
+class _BadAnswer(Exception):
+    """What the harness finds wrong with an answer (the adapter raised nothing)."""
+
+
 def _listed(answer: object, what: str) -> list[Any]:
     """An iterable answer as a list, of a bounded length."""
     if isinstance(answer, (str, bytes, dict)) or not isinstance(answer, Iterable):
-        raise TypeError(f"expected an iterable of {what}, got {type(answer).__name__}")
+        raise _BadAnswer(f"not an iterable of {what} but {type(answer).__name__}")
     listed = list(itertools.islice(answer, OUTCOMES_PER_CALL + 1))
     if len(listed) > OUTCOMES_PER_CALL:
-        raise ValueError(f"more than {OUTCOMES_PER_CALL} {what} from one call")
+        raise _BadAnswer(f"more than {OUTCOMES_PER_CALL} {what} from one call")
     return listed
 
 

@@ -33,7 +33,7 @@ ATTACKS = {
     "AnswersBytes": "outcome 0 (from event 0): Object of type bytes is not JSON serializable",
     "AnswersTooDeep": "outcome 0 (from event 0): nests arrays and objects deeper than 256 levels"
     " (the JSON depth limit)",
-    "AnswersForEver": "feed(event 0) raised ValueError: more than 100000 outcomes from one call",
+    "AnswersForEver": "feed(event 0) answered more than 100000 outcomes from one call",
     "AnswersABoobyTrap": "reading its outcomes raised SystemExit: 0",
 }
 

@@ -176,7 +176,7 @@ def test_an_invalid_outcome_fails_the_vector(tmp_path: Path) -> None:
 def test_an_implementation_answering_not_a_list_is_errored(tmp_path: Path) -> None:
     result = run_vector(PythonImplementation.load("broken_routers:NotAList"), _vector(tmp_path))
     assert result.status is Status.ERRORED
-    assert result.message == "close() raised TypeError: expected an iterable of outcomes, got NoneType"
+    assert result.message == "close() answered not an iterable of outcomes but NoneType"
 
 
 def test_an_implementation_that_raises_is_errored_with_its_traceback(tmp_path: Path) -> None:
