@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from streamroute.conformance.fuzz import Case, digest, draw_streams, judge
+from streamroute.conformance.fuzz import Case, Generated, Sources, digest, draw_streams, judge
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.strategies import (
     POINTS,
@@ -50,7 +50,7 @@ def test_the_reference_routes_every_generated_stream_as_its_ground_truth_says(
     profile: Profile, point: ToolCallPoint, data: st.DataObject
 ) -> None:
     stream = data.draw(streams(profile))
-    assert judge(REFERENCE[point], Case(stream)) is None
+    assert judge(REFERENCE[point], Case(Generated.of_stream(stream))) is None
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -93,14 +93,15 @@ def test_recutting_the_same_plan_changes_nothing_but_the_deltas(data: st.DataObj
     )
     if plain:
         assert _routed(first) == _routed(second)
-    assert judge(REFERENCE["output_item_done"], Case(second)) is None
+    assert judge(REFERENCE["output_item_done"], Case(Generated.of_stream(second))) is None
 
 
 def test_drawn_streams_are_distinct_and_the_same_for_the_same_seed() -> None:
-    first = [digest(case.stream) for case in draw_streams(("core", "sse"), 30, seed=5)]
-    assert first == [digest(case.stream) for case in draw_streams(("core", "sse"), 30, seed=5)]
+    sources = Sources(("core", "sse"), (), session=False)
+    first = [digest(case.generated) for case in draw_streams(sources, 30, seed=5)]
+    assert first == [digest(case.generated) for case in draw_streams(sources, 30, seed=5)]
     assert len(set(first)) == 30
-    assert first != [digest(case.stream) for case in draw_streams(("core", "sse"), 30, seed=6)]
+    assert first != [digest(case.generated) for case in draw_streams(sources, 30, seed=6)]
 
 
 # What each profile's streams are drawn to reach, by the outcomes they expect or the bytes they
@@ -179,7 +180,8 @@ REACHED: dict[Profile, dict[str, Reached]] = {
             stream.wire is not None and stream.wire.unfinished
         ),
         "bytes that are not UTF-8": lambda stream, outcomes: (
-            stream.wire is not None and "stream_base64" in Case(stream).vector("output_item_done").data
+            stream.wire is not None
+            and "stream_base64" in Case(Generated.of_stream(stream)).vector("output_item_done").data
         ),
         "CR line ends": lambda stream, outcomes: stream.wire is not None and b"\r" in stream.wire.data,
     },
@@ -190,7 +192,9 @@ REACHED: dict[Profile, dict[str, Reached]] = {
 def test_a_few_hundred_streams_of_each_profile_reach_every_situation_it_is_drawn_for(
     profile: Profile,
 ) -> None:
-    drawn = [case.stream for case in draw_streams((profile,), 200, seed=13)]
+    drawn = [
+        case.generated.drawn for case in draw_streams(Sources((profile,), (), session=False), 200, seed=13)
+    ]
     expected = [expected_outcomes(stream) for stream in drawn]
     for name, reached in REACHED[profile].items():
         count = sum(reached(stream, outcomes) for stream, outcomes in zip(drawn, expected, strict=True))
