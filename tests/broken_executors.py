@@ -11,18 +11,15 @@ from typing import Any
 
 from streamroute.reference import Router
 from streamroute.reference.ledger import SqliteLedger
-from streamroute.reference.router import CALL_TYPES, CATALOGUE_CALL_TYPES
 from streamroute.reference.session import ExecutionSession
 
 PROFILES = ("core", "execution")
-OPTIONS = {"call_types": [*CALL_TYPES.values(), *CATALOGUE_CALL_TYPES.values()]}  # the reference's
 
 
 class ForgetsAtRestart(ExecutionSession):
     """Keeps its calls in a database in memory: a restart forgets them, so a replay runs them again."""
 
     profiles = PROFILES
-    options = OPTIONS
 
     def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(Router, tools)
@@ -35,7 +32,6 @@ class NoValidation(ExecutionSession):
     """Runs calls without checking their arguments against the tool's schema."""
 
     profiles = PROFILES
-    options = OPTIONS
 
     def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(Router, [{k: v for k, v in tool.items() if k != "parameters"} for tool in tools])
@@ -45,7 +41,6 @@ class NoApproval(ExecutionSession):
     """Runs calls of tools that require approval at once, without asking."""
 
     profiles = PROFILES
-    options = OPTIONS
 
     def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(Router, [{**tool, "requires_approval": False} for tool in tools])

@@ -21,10 +21,11 @@ def _failing(adapter: str, vectors: list[Vector]) -> set[str]:
 
 
 def _applies(vector: Vector) -> bool:
-    """An execution vector the broken executors run: they route at the canonical point."""
-    return vector.profile == "execution" and vector.options.get("tool_call_point", "output_item_done") == (
-        "output_item_done"
-    )
+    """An execution vector the broken executors run: they route at the canonical point, and
+    function and custom calls only (the call types they declare)."""
+    canonical = vector.options.get("tool_call_point", "output_item_done") == "output_item_done"
+    calls_declared = all(tool["type"] in ("function", "custom") for tool in vector.tools)
+    return vector.profile == "execution" and canonical and calls_declared
 
 
 def _expects(vector: Vector, kind: str, **fields: Any) -> bool:
@@ -57,13 +58,6 @@ def test_no_validation_fails_every_vector_with_invalid_arguments(bundled: list[V
 
 
 def test_no_approval_fails_every_vector_that_waits_for_one(bundled: list[Vector]) -> None:
-    # An MCP approval request waits for its answer whatever the tool says (EXEC-CALLTYPE-2).
-    should_fail = {
-        v.id
-        for v in bundled
-        if _applies(v)
-        and _expects(v, "tool.ready", requires_approval=True)
-        and any(tool.get("requires_approval") for tool in v.tools)
-    }
+    should_fail = {v.id for v in bundled if _applies(v) and _expects(v, "tool.ready", requires_approval=True)}
     assert len(should_fail) >= 6
     assert _failing("broken_executors:NoApproval", bundled) == should_fail

@@ -35,7 +35,7 @@ BROKEN = {
     "broken_routers:TextMix": (0, "text.delta for fc_0 part 0, which has no answer text"),
     "broken_routers:RaiseOnUnknown": (0, "raised ValueError: unknown event type"),
     "broken_routers:InvalidOutcome": (4, "is not valid against the outcome schema"),
-    "broken_routers:NotAList": (0, "errored: close() raised TypeError"),
+    "broken_routers:NotAList": (0, "errored: close() answered not an iterable of outcomes"),
     # custom-tools: custom tools with the catalogue's consumers
     "broken_routers:IgnoresCallIdFilter": (2, "got diff.update"),
     "broken_routers:BuildsCallFromBuffer": (2, "expected tool.call run_sql"),
