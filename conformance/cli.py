@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 # start without it: Hypothesis, for one, is loaded by `fuzz` only.
 from . import render
 from .implementation import described
-from .report import Record, Report, ReportError, report_of, run_suite, unwritable, write_text
+from .report import Record, Report, ReportError, report_of, unwritable, write_text
 from .results import Status, executed, run_failed
 from .schemas import BUNDLED_VECTORS, SPEC_DIR, VECTOR, protocol_version, schema
 from .suite import (
@@ -28,6 +28,7 @@ from .suite import (
     UsageError,
     check_implementation,
     load_implementation,
+    run_suite,
     vector_roots,
 )
 
@@ -206,7 +207,7 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    from .matrix import run_matrix, unexplained
+    from streamroute.matrix.run import run_matrix, unexplained
 
     matrix, reports = run_matrix(args.config, args.output, args.reports, args.workdir, args.only)
     for line in unexplained(matrix, reports):
@@ -245,7 +246,7 @@ def _fuzz(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from .bench import main as bench
+    from streamroute.bench.benchmark import main as bench
 
     if not args.scale > 0 or args.repeats < 1 or not args.memory_mib > 0:
         raise UsageError("--scale and --memory-mib must be positive and --repeats at least 1")
@@ -265,7 +266,8 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _check_capture(args: argparse.Namespace) -> int:
-    from .capture import check_capture
+    from streamroute.producer.checker import check_capture
+
     from .requirements import read_requirements
 
     try:
@@ -282,8 +284,9 @@ def _check_capture(args: argparse.Namespace) -> int:
 
 
 def _vectorize(args: argparse.Namespace) -> int:
+    from streamroute.producer.vectorize import VectorizeError, vector_id, vectorize
+
     from .vector_files import write_vector
-    from .vectorize import VectorizeError, vector_id, vectorize
 
     try:
         data = args.capture.read_bytes()

@@ -6,10 +6,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .capture import Violation, check_capture, check_events
+from streamroute.producer.checker import Violation, check_capture, check_events
+from streamroute.producer.session_checker import check_session
+
 from .requirements import LEVEL_RANK, Requirement, read_requirements
 from .schemas import SPEC_DIR
-from .session_capture import check_session
 from .vectors import Vector, load_vectors
 
 # Producer requirements (spec/producer.md) are checked by captures, not vectors: tests/test_capture.py

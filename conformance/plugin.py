@@ -37,10 +37,10 @@ from .fuzz import fuzz
 from .implementation import before_abandoning, described
 from .limits import printable
 from .render import junit_names, vector_text
-from .report import Record, ReportError, SuiteRun, Totals, report_of, timed, unwritable
+from .report import Record, ReportError, SuiteRun, Totals, report_of, unwritable
 from .report import vector_record as make_record
 from .results import Result, Status
-from .suite import DEFAULT_ADAPTER, DEFAULT_TIMEOUT, Suite, UsageError
+from .suite import DEFAULT_ADAPTER, DEFAULT_TIMEOUT, Suite, UsageError, timed
 from .vectors import Vector, VectorFileError
 
 FUZZ_ITEM = "streamroute-fuzz"

@@ -10,20 +10,20 @@ JUnit XML, `streamroute summary`, `badge` and `baseline`, which read it back.
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, TooDeep, clip, loads
 from .results import Result, Status, run_failed
 from .schemas import REPORT, first_error, protocol_version
-from .suite import Suite
 from .vectors import Vector, VectorFileError
+
+if TYPE_CHECKING:  # a run's records name its suite; the suite runs and records (suite.py)
+    from .suite import Suite
 
 
 @dataclass(frozen=True)
@@ -71,33 +71,6 @@ class SuiteRun:
     totals: Totals
     started: datetime
     seconds: float
-
-
-def timed(suite: Suite, vector: Vector) -> tuple[Result, float]:
-    clock = time.perf_counter()
-    result = suite.run(vector)
-    return result, time.perf_counter() - clock
-
-
-def run_suite(
-    suite: Suite, each: Callable[[Record], None] | None = None, maxfail: int | None = None
-) -> SuiteRun:
-    """Run every selected vector, in order, or until `maxfail` have failed or errored; `each` sees
-    each vector's report line as it comes."""
-    started, clock = datetime.now(timezone.utc), time.perf_counter()
-    counts: Counter[Status] = Counter()
-    records: list[Record] = []
-    for vector in suite.vectors:
-        if maxfail is not None and sum(counts[status] for status in Status if status.is_failure) >= maxfail:
-            break
-        result, seconds = timed(suite, vector)
-        counts[result.status] += 1
-        records.append(vector_record(suite, vector, result, seconds))
-        if each is not None:
-            each(records[-1])
-    not_run = len(suite.vectors) - len(records)
-    totals = Totals(counts, len(suite.file_errors), suite.deselected, not_run)
-    return SuiteRun(records, totals, started, time.perf_counter() - clock)
 
 
 def header_record(suite: Suite, started: datetime) -> Record:

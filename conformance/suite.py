@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from . import worker
@@ -17,7 +20,8 @@ from .implementation import (
     PythonImplementation,
     unknown_profiles,
 )
-from .results import Result, run_vector
+from .report import Record, SuiteRun, Totals, vector_record
+from .results import Result, Status, run_vector
 from .schemas import BUNDLED_VECTORS
 from .vectors import Vector, VectorFileError, load_vectors
 
@@ -124,3 +128,30 @@ class Suite:
 
     def close(self) -> None:
         self.implementation.close()
+
+
+def timed(suite: Suite, vector: Vector) -> tuple[Result, float]:
+    clock = time.perf_counter()
+    result = suite.run(vector)
+    return result, time.perf_counter() - clock
+
+
+def run_suite(
+    suite: Suite, each: Callable[[Record], None] | None = None, maxfail: int | None = None
+) -> SuiteRun:
+    """Run every selected vector, in order, or until `maxfail` have failed or errored; `each` sees
+    each vector's report line as it comes."""
+    started, clock = datetime.now(timezone.utc), time.perf_counter()
+    counts: Counter[Status] = Counter()
+    records: list[Record] = []
+    for vector in suite.vectors:
+        if maxfail is not None and sum(counts[status] for status in Status if status.is_failure) >= maxfail:
+            break
+        result, seconds = timed(suite, vector)
+        counts[result.status] += 1
+        records.append(vector_record(suite, vector, result, seconds))
+        if each is not None:
+            each(records[-1])
+    not_run = len(suite.vectors) - len(records)
+    totals = Totals(counts, len(suite.file_errors), suite.deselected, not_run)
+    return SuiteRun(records, totals, started, time.perf_counter() - clock)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import hello, write_vector
-from streamroute.conformance import bench
+from streamroute.bench import benchmark as bench
 from streamroute.conformance.cli import main
 from streamroute.reference.consumers import consumers_for
 from streamroute.reference.router import Router

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from streamroute.conformance import capture
-from streamroute.conformance.capture import KNOWN, Format, check_capture, read_jsonl, read_sse
 from streamroute.conformance.cli import main
 from streamroute.conformance.requirements import read_requirements
 from streamroute.conformance.schemas import EVENT, SPEC_DIR, schema
+from streamroute.producer import checker
+from streamroute.producer.checker import KNOWN, Format, check_capture, read_jsonl, read_sse
 from streamroute.reference import EVENT_TYPES
 from streamroute.reference.sse import MAX_EVENT_BYTES, Decoder
 
@@ -177,7 +177,7 @@ def test_any_json_values_give_violations_never_an_exception(values: list[Any]) -
 
 def test_an_event_past_the_sse_limit_is_reported_unread(monkeypatch: pytest.MonkeyPatch) -> None:
     """SSE-LIMIT-1's 64 MiB, which no capture here holds, as 64 bytes."""
-    monkeypatch.setattr(capture, "Decoder", functools.partial(Decoder, 64))
+    monkeypatch.setattr(checker, "Decoder", functools.partial(Decoder, 64))
     data = (CAPTURES / "well-formed" / "text-answer.sse").read_bytes().replace(b"Hi", b"Hi" * 40, 1)
     found = [v for v in check_capture(data).violations if v.requirement == "PROD-EVT-1"]
     assert found[0].message == f"larger than {MAX_EVENT_BYTES} bytes: a router drops it unread"

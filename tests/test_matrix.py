@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from streamroute.conformance.cli import main
-from streamroute.conformance.matrix import Entry, Requirements, install, load_matrix, render
 from streamroute.conformance.report import Report
 from streamroute.conformance.suite import UsageError
+from streamroute.matrix.run import Entry, Requirements, install, load_matrix, render
 
 ROOT = Path(__file__).parent.parent
 NODE_EXAMPLE = ROOT / "adapters" / "node-example" / "adapter.js"

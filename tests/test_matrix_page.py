@@ -14,11 +14,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from streamroute.conformance.matrix import Entry, Matrix, Requirements, load_matrix
-from streamroute.conformance.matrix_page import render_page
 from streamroute.conformance.report import Report
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.vectors import load_vectors
+from streamroute.matrix.page import render_page
+from streamroute.matrix.run import Entry, Matrix, Requirements, load_matrix
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"

@@ -1,4 +1,4 @@
-"""Generated captures (conformance/producer_faults.py) against the producer checker.
+"""Generated captures (producer/generated.py) against the producer checker.
 
 On every generated capture, in SSE and in JSON Lines, `check_capture` reports
 exactly the planted faults, by event and requirement; a capture without faults
@@ -12,8 +12,10 @@ from collections import Counter
 
 import pytest
 from hypothesis import given
-from streamroute.conformance.capture import check_capture
-from streamroute.conformance.producer_faults import (
+from streamroute.conformance.requirements import read_requirements
+from streamroute.conformance.schemas import SPEC_DIR
+from streamroute.producer.checker import check_capture
+from streamroute.producer.generated import (
     RULES,
     Format,
     GeneratedCapture,
@@ -22,8 +24,6 @@ from streamroute.conformance.producer_faults import (
     difference,
     sample,
 )
-from streamroute.conformance.requirements import read_requirements
-from streamroute.conformance.schemas import SPEC_DIR
 
 FORMATS: tuple[Format, ...] = ("sse", "jsonl")
 

@@ -16,15 +16,15 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from streamroute.conformance.capture import check_capture
 from streamroute.conformance.cli import main
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.protocol import ProtocolImplementation
 from streamroute.conformance.results import Status, run_vector
 from streamroute.conformance.schemas import OUTCOME, SPEC_DIR, first_error
-from streamroute.conformance.session_capture import check_session, is_session
 from streamroute.conformance.session_strategies import GeneratedSession, sessions
 from streamroute.conformance.vectors import Vector
+from streamroute.producer.checker import check_capture
+from streamroute.producer.session_checker import check_session, is_session
 from streamroute.reference.adapter import router
 from streamroute.reference.connection import TRANSITIONS, Connection
 from streamroute.reference.router import Router

@@ -12,13 +12,13 @@ import json
 from pathlib import Path
 
 import pytest
-from streamroute.conformance.capture import check_capture
 from streamroute.conformance.cli import main
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.lint import lint
 from streamroute.conformance.results import Status, run_vector
-from streamroute.conformance.vectorize import VectorizeError, vectorize
 from streamroute.conformance.vectors import load_vectors
+from streamroute.producer.checker import check_capture
+from streamroute.producer.vectorize import VectorizeError, vectorize
 
 CAPTURES = Path(__file__).parent / "captures"
 RECORDINGS = sorted(p for p in CAPTURES.glob("*/*") if p.suffix in (".sse", ".jsonl"))
@@ -69,7 +69,7 @@ def test_faults_are_declared_and_only_what_they_leave_is_compared(path: Path) ->
 def test_two_responses_in_one_recording_become_two_vectors(tmp_path: Path) -> None:
     one = (CAPTURES / "well-formed/parallel-calls.jsonl").read_bytes()
     two = (CAPTURES / "well-formed/text-answer.sse").read_bytes()
-    from streamroute.conformance.vectorize import events_of
+    from streamroute.producer.vectorize import events_of
 
     lines = [json.dumps(event) for event in events_of(one, "one") + events_of(two, "two")]
     recording = tmp_path / "Two Responses.jsonl"
@@ -149,7 +149,7 @@ def test_an_id_that_is_no_vector_id_is_refused_before_anything_is_written(
 def test_a_malformed_lifecycle_event_is_refused_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from streamroute.conformance.vectorize import events_of
+    from streamroute.producer.vectorize import events_of
 
     events = events_of((CAPTURES / "well-formed/parallel-calls.jsonl").read_bytes(), "one")
     events[-1]["response"]["status"] = ["completed"]  # a router cannot read this terminal event

@@ -27,11 +27,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from streamroute.conformance.capture import CaptureReport, check_capture
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.results import Status, run_vector
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.vectors import Vector, load_vectors
+from streamroute.producer.checker import CaptureReport, check_capture
 
 Kind = Literal["implementation", "checker"]
 

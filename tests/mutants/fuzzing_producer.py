@@ -1,7 +1,7 @@
 """Whether generated captures alone tell a checker mutant from the producer checker.
 
 `finds(mutant, examples, seed)` runs the mutant on `examples` generated
-captures (conformance/producer_faults.py), each in SSE and in JSON Lines, and
+captures (producer/generated.py), each in SSE and in JSON Lines, and
 compares what it reports with the violations planted in them. A capture on
 which the real checker itself does not report exactly those is held against no
 mutant (tests/test_producer_faults.py fails on it instead). The captures, and
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from streamroute.conformance.capture import check_capture
-from streamroute.conformance.producer_faults import Format, GeneratedCapture, difference, sample
+from streamroute.producer.checker import check_capture
+from streamroute.producer.generated import Format, GeneratedCapture, difference, sample
 
 from . import Mutant, _load, _verdict
 

@@ -1,4 +1,4 @@
-"""Checker mutants of spec/producer.md: each is the capture checker (conformance/capture.py)
+"""Checker mutants of spec/producer.md: each is the capture checker (producer/checker.py)
 with one piece changed so that it misses one rule, or part of one, as a real checker would."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import dataclasses
 from typing import Any, ClassVar
 from unittest import mock
 
-from streamroute.conformance import capture
-from streamroute.conformance.capture import (
+from streamroute.producer import checker
+from streamroute.producer.checker import (
     ITEM_TYPES,
     LIFECYCLE,
     TERMINAL,
@@ -27,13 +27,13 @@ from . import mutant
 class Variant(_Checker):
     """The checker with one piece changed: `check` checks a capture as `check_capture` does."""
 
-    replaces: ClassVar[tuple[str, Any] | None] = None  # another name of conformance.capture, and its value
+    replaces: ClassVar[tuple[str, Any] | None] = None  # another name of producer.checker, and its value
 
     @classmethod
     def check(cls, data: bytes) -> CaptureReport:
         changed = dict([cls.replaces] if cls.replaces else [])
-        with mock.patch.multiple(capture, _Checker=cls, **changed):  # check_capture takes no checker
-            return capture.check_capture(data)
+        with mock.patch.multiple(checker, _Checker=cls, **changed):  # check_capture takes no checker
+            return checker.check_capture(data)
 
 
 class Unchecked(Variant):

@@ -1,7 +1,7 @@
 """Generated captures for the producer checker, each with planted faults and their ground truth.
 
 The bundled captures of tests/captures are finite; these strategies check
-`streamroute check-capture` (capture.py) on captures nobody wrote down.
+`streamroute check-capture` (checker.py) on captures nobody wrote down.
 `captures()` draws one in three steps:
 
 1. A well-formed response (`Draft`): its lifecycle events; its items (messages
@@ -44,7 +44,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from streamroute.reference.sse import DONE
 
-from .capture import LIFECYCLE, TERMINAL, Format
+from .checker import LIFECYCLE, TERMINAL, Format
 
 Report = tuple[int | None, str]  # an event's index (None: the end of the stream), a requirement id
 

@@ -40,13 +40,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from .report import Report, run_suite, write_report
-from .requirements import read_requirements
-from .results import Status
-from .schemas import BUNDLED_VECTORS, SPEC_DIR, option_defaults
-from .suite import DEFAULT_TIMEOUT, Suite, UsageError
-from .vectors import _UniqueKeyLoader, load_vectors
+from streamroute.conformance.report import Report, write_report
+from streamroute.conformance.requirements import read_requirements
+from streamroute.conformance.results import Status
+from streamroute.conformance.schemas import BUNDLED_VECTORS, SPEC_DIR, option_defaults
+from streamroute.conformance.suite import DEFAULT_TIMEOUT, Suite, UsageError, run_suite
+from streamroute.conformance.vectors import load_vectors, read_yaml
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _COUNTED = (Status.PASSED, Status.FAILED, Status.ERRORED, Status.SKIPPED, Status.NOT_APPLICABLE)
@@ -124,7 +123,7 @@ def _optional_text(data: dict[str, Any], key: str, where: str) -> str | None:
 
 def load_matrix(path: Path) -> Matrix:
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+        data = read_yaml(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise UsageError(f"cannot read the matrix file: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("implementations"), list):
@@ -531,7 +530,7 @@ def run_matrix(
     relative = Path(_relative(reports_dir.resolve(), output.resolve().parent)).as_posix()
     requirements = Requirements.bundled()
     output.write_text(render(matrix, reports, relative, runs, requirements), encoding="utf-8")
-    from .matrix_page import render_page  # imported here: the page builds on this module
+    from .page import render_page  # imported here: the page builds on this module
 
     page = render_page(matrix, reports, relative, requirements)
     output.with_suffix(".html").write_text(page, encoding="utf-8")

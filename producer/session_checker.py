@@ -3,7 +3,7 @@
 A session is many responses on one connection, on several lanes. Each turn
 (a lane's events from its first, when no turn of the lane is open, to its
 terminal event or an `error` of the lane) is checked as a stream of its own
-by the checker of one response (capture.py), numbered from its own start, so
+by the checker of one response (checker.py), numbered from its own start, so
 every PROD-* requirement holds per turn. Steer acknowledgements and `error`
 events outside a turn belong to no response: they are checked against the
 event schema only, without a sequence number. In a vector's events, the
@@ -17,11 +17,11 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from streamroute.conformance.limits import TooDeep, loads
+from streamroute.conformance.schemas import EVENT, first_error
 from streamroute.reference.connection import ACKNOWLEDGEMENTS, LIMIT_REACHED, SESSION_STEPS, is_step
 
-from .capture import Captured, Violation, _Checker
-from .limits import TooDeep, loads
-from .schemas import EVENT, first_error
+from .checker import Captured, Violation, _Checker
 
 
 def _lane(event: dict[str, Any]) -> str | None:

@@ -17,9 +17,10 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from .matrix import Entry, Matrix, Requirements, _options, _requirement_key
-from .report import Report
-from .results import Status
+from streamroute.conformance.report import Report
+from streamroute.conformance.results import Status
+
+from .run import Entry, Matrix, Requirements, _options, _requirement_key
 
 _LEVELS = ("MUST", "SHOULD", "MAY")
 _FAILING = (Status.FAILED.value, Status.ERRORED.value)

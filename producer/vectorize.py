@@ -44,11 +44,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamroute.conformance.arguments import Refused, read_arguments
+from streamroute.conformance.limits import loads
 from streamroute.reference.connection import is_step
 
-from .arguments import Refused, read_arguments
-from .capture import LIFECYCLE, TERMINAL, Captured, Format, check_events, guess_format, read_jsonl, read_sse
-from .limits import loads
+from .checker import LIFECYCLE, TERMINAL, Captured, Format, check_events, guess_format, read_jsonl, read_sse
 
 CALL_TYPES = {"function_call": "function", "custom_tool_call": "custom"}
 TEXT_FIELDS = {"function": "arguments", "custom": "input"}
@@ -418,7 +418,7 @@ def vector_id(path: Path, prefix: str = "recorded") -> str:
 def vectorize(data: bytes, source: str, base_id: str, format: Format | None = None) -> list[dict[str, Any]]:
     """Every response of a recording as a vector, or a recorded session as one; VectorizeError when
     one cannot be."""
-    from .session_capture import is_session
+    from .session_checker import is_session
 
     events = events_of(data, source, format)
     if is_session(events):

@@ -20,10 +20,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from streamroute.conformance.limits import TooDeep, loads
+from streamroute.conformance.schemas import EVENT, first_error, schema
 from streamroute.reference.sse import DONE, MAX_EVENT_BYTES, Decoder
-
-from .limits import TooDeep, loads
-from .schemas import EVENT, first_error, schema
 
 Format = Literal["sse", "jsonl"]
 
@@ -512,7 +511,7 @@ def check_events(events: Iterable[Any], cut: bool = False) -> list[Violation]:
     """Every violation of sections 2 to 7 in a stream of parsed events, as a vector holds them.
     `cut`: the reader stopped before the stream's end (a restart), so its end is not checked.
     A session (spec/session.md section 10) is checked per lane and turn."""
-    from .session_capture import check_session, is_session
+    from .session_checker import check_session, is_session
 
     events = list(events)
     if is_session(events):
@@ -540,7 +539,7 @@ def check_capture(data: bytes, format: Format | None = None) -> CaptureReport:
     """Every violation of spec/producer.md in a capture, in stream order."""
     chosen = format or guess_format(data)
     captured, violations = read_sse(data) if chosen == "sse" else read_jsonl(data)
-    from .session_capture import check_session_capture, is_session_capture
+    from .session_checker import check_session_capture, is_session_capture
 
     if is_session_capture(captured):  # checked per lane and turn (spec/session.md section 10)
         found = violations + check_session_capture(captured)

@@ -1,0 +1,65 @@
+"""Each kind of code in its own room: the harness reaches the reference only as its default adapter,
+and the reference depends on no other part of the project."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from streamroute.conformance.suite import DEFAULT_ADAPTER
+
+ROOT = Path(__file__).resolve().parent.parent
+PARTS = ("reference", "conformance", "producer", "bench", "matrix")
+
+
+def _imported(path: Path) -> set[str]:
+    """The modules `path` imports, relative imports made absolute under `streamroute`."""
+    package = ["streamroute", path.parent.name]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            names.add(module)
+            if node.module is None:  # `from . import worker`
+                names.update(f"{module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def _modules(part: str) -> list[Path]:
+    return sorted((ROOT / part).glob("*.py"))
+
+
+@pytest.mark.parametrize("path", _modules("conformance"), ids=lambda path: path.name)
+def test_the_harness_imports_no_reference_module(path: Path) -> None:
+    reached = {name for name in _imported(path) if name.startswith("streamroute.reference")}
+    assert not reached, (
+        f"{path.name} imports {sorted(reached)}; the harness names the reference only as {DEFAULT_ADAPTER!r}"
+    )
+
+
+def test_the_harness_names_the_reference_in_one_place() -> None:
+    naming = [
+        path.name for path in _modules("conformance") if "streamroute.reference" in path.read_text("utf-8")
+    ]
+    assert naming == ["suite.py"]
+    assert DEFAULT_ADAPTER.startswith("streamroute.reference.")
+
+
+@pytest.mark.parametrize("path", _modules("reference"), ids=lambda path: path.name)
+def test_the_reference_depends_on_no_other_part_of_the_project(path: Path) -> None:
+    others = {f"streamroute.{part}" for part in PARTS if part != "reference"}
+    reached = {
+        name for name in _imported(path) if name.split(".")[:2] and ".".join(name.split(".")[:2]) in others
+    }
+    assert not reached, f"{path.name} imports {sorted(reached)}"
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_every_part_is_a_package_of_the_distribution(part: str) -> None:
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'"streamroute.{part}" = "{part}"' in pyproject
+    assert (ROOT / part / "__init__.py").is_file()
