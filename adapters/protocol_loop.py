@@ -1,36 +1,31 @@
-"""The adapter-protocol loop (spec/protocol.md) shared by the Python library adapters.
+"""The Python library adapters' side of the adapter protocol: its loop, and each vector as an HTTP response.
 
 Standard library only, so that an adapter's virtualenv holds the library under
-test and nothing of streamroute. Two kinds of adapter use it.
+test and nothing of streamroute. The loop is the reference's own,
+reference/serve.py, run from its file (it needs the standard library only),
+so every Python adapter speaks the protocol through one piece of code.
 
-- `serve(implementation, factory)`: `factory(tools)` returns an object with
-  `feed(event) -> list` and `close() -> list` that translates what a router
-  exposes into outcomes, one event at a time.
-- `serve_streams(implementation, run)`: `run(vector, tally)` hands a library
-  the vector's whole stream as the body of an HTTP response (`body`), reads
-  it as an application would, and adds each outcome to `tally`, which puts
-  it under the event the library was handling then.
-
-An exception raised by the library while a vector runs becomes an `errored`
-reply naming the event; the adapter itself stays up for the next vector.
+`serve_streams(implementation, run)` serves a library: `run(vector, tally)`
+hands it the vector's whole stream as the body of an HTTP response (`body`),
+reads it as an application would, and adds each outcome to `tally`, which
+puts it under the event the library was handling then. An exception raised
+by the library while a vector runs becomes an `errored` reply naming the
+event; the adapter itself stays up for the next vector.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import json
-import sys
-import traceback
+import runpy
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any
 
-PROTOCOL_VERSION = 1
-
-
-class Router(Protocol):
-    def feed(self, event: Any) -> list[dict[str, Any]]: ...
-
-    def close(self) -> list[dict[str, Any]]: ...
+# The protocol loop, run from its file: the module namespace of reference/serve.py.
+_loop = runpy.run_path(str(Path(__file__).resolve().parent.parent / "reference" / "serve.py"))
+errored, answer, serve = _loop["errored"], _loop["answer"], _loop["serve"]
 
 
 class Tally:
@@ -89,62 +84,15 @@ def body(vector: dict[str, Any], tally: Tally) -> Iterator[bytes]:
     tally.closing()
 
 
-def _errored(where: str, exc: Exception) -> dict[str, Any]:
-    message = f"{where}: {type(exc).__name__}: {exc}".replace("\n", " ")
-    return {"errored": True, "message": message[:300], "details": traceback.format_exc()}
-
-
-def _route(factory: Callable[[list[Any]], Router], vector: dict[str, Any]) -> dict[str, Any]:
-    if "chunks" in vector:  # a router fed events has no SSE decoder to give bytes to
-        return {"skipped": True, "reason": "the adapter claims core only"}
-    where = "building the router"
-    try:
-        router = factory(vector["tools"])
-        events = []
-        for index, event in enumerate(vector["events"]):
-            where = f"event {index}"
-            events.append(router.feed(event))
-        where = "close"
-        return {"events": events, "close": router.close()}
-    except Exception as exc:  # the library raised: that is the finding
-        return _errored(where, exc)
-
-
 def _stream(run: Callable[[dict[str, Any], Tally], None], vector: dict[str, Any]) -> dict[str, Any]:
     tally = Tally(len(vector.get("events", ())))
     try:
         run(vector, tally)
     except Exception as exc:  # the library raised something it does not document: that is the finding
-        return _errored(tally.where(), exc)
+        return errored(tally.where(), exc)
     return tally.reply()
-
-
-def _loop(implementation: dict[str, Any], answer: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
-    """Answer each command on stdin with one line on stdout, until `stop` or the end of stdin."""
-    replies, sys.stdout = sys.stdout, sys.stderr  # what a library prints must not reach the protocol
-    for line in sys.stdin:
-        command = json.loads(line)
-        if command.get("cmd") == "stop":
-            return
-        if command.get("cmd") == "start":
-            reply: dict[str, Any] = {"version": PROTOCOL_VERSION, "implementation": implementation}
-        else:
-            reply = {"seq": command["seq"], **answer(command["vector"])}
-        try:
-            text = json.dumps(reply)  # ASCII: lone surrogates stay escaped
-        except (TypeError, ValueError) as exc:
-            text = json.dumps(
-                {"seq": reply.get("seq"), "errored": True, "message": f"unencodable outcome: {exc}"}
-            )
-        replies.write(text + "\n")
-        replies.flush()
-
-
-def serve(implementation: dict[str, Any], factory: Callable[[list[Any]], Router]) -> None:
-    """Serve a router fed one event at a time."""
-    _loop(implementation, lambda vector: _route(factory, vector))
 
 
 def serve_streams(implementation: dict[str, Any], run: Callable[[dict[str, Any], Tally], None]) -> None:
     """Serve a library that reads each vector's stream from an HTTP response body."""
-    _loop(implementation, lambda vector: _stream(run, vector))
+    serve(functools.partial(answer, implementation, functools.partial(_stream, run)))

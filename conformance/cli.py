@@ -7,9 +7,11 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any, NoReturn
@@ -69,31 +71,93 @@ def _writable(path: Path | None) -> None:
         raise UsageError(problem)
 
 
-def _add_selection(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--vectors",
-        metavar="DIR",
-        type=Path,
-        action="append",
-        default=[],
-        help="a directory of vector files, instead of the bundled ones (repeatable)",
+def _optional_path(text: str) -> Path | None:
+    """A path; an empty one, as an unset variable gives, is none."""
+    return Path(text) if text else None
+
+
+@dataclass(frozen=True)
+class Option:
+    """An option of both front ends: `streamroute run --NAME` (and `fuzz`, `smoke`, `lint` where they
+    take it) and the pytest plugin's `--streamroute-NAME`, or `--streamroute-PYTEST`."""
+
+    name: str
+    help: str
+    metavar: str | None = None
+    type: Callable[[str], Any] | None = None
+    repeatable: bool = False  # given again, it adds a value
+    flag: bool = False  # takes no value
+    pytest: str | None = None  # the plugin's name for it, when not `name`
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """What argparse's `add_argument` and pytest's `addoption` both take for it."""
+        if self.flag:
+            return {"action": "store_true", "help": self.help}
+        repeated = {"action": "append", "default": []} if self.repeatable else {}
+        return {"metavar": self.metavar, "type": self.type, "help": self.help, **repeated}
+
+
+_SHARED = (
+    Option(
+        "adapter",
+        f"the Python implementation to test (the reference is {DEFAULT_ADAPTER})",
+        "MODULE:CALLABLE",
+    ),
+    Option(
+        "adapter-command",
+        "an implementation in any language, behind this adapter command (spec/protocol.md)",
+        "CMD",
+    ),
+    Option(
+        "timeout",
+        f"how long the implementation has for each vector (default: {DEFAULT_TIMEOUT:g})",
+        "SECONDS",
+        float,
+    ),
+    Option(
+        "vectors", "a directory of vector files, instead of the bundled ones (repeatable)", "DIR", Path, True
+    ),
+    Option("profile", "run only vectors of this profile (repeatable)", "PROFILE", repeatable=True),
+    Option("expected-failures", "vector ids known to fail, one a line", "FILE", _optional_path),
+    Option("report", "also write a JSON Lines report (spec/report.schema.json)", "FILE", Path),
+    Option(
+        "allow-empty",
+        "pass a run in which no vector ran (each not applicable, skipped or not selected)",
+        flag=True,
+    ),
+    Option(
+        "examples", "how many generated streams to run, judged by their ground truth", "N", int, pytest="fuzz"
+    ),
+    Option("seed", "the generated streams' random seed, to repeat a run", "S", int, pytest="fuzz-seed"),
+    Option(
+        "save-to",
+        "write a shrunk failing stream as a vector file under DIR/fuzz/",
+        "DIR",
+        Path,
+        pytest="fuzz-save-to",
+    ),
+)
+SHARED_OPTIONS = {option.name: option for option in _SHARED}
+
+
+def prepare_suite(given: Callable[[str], Any]) -> Suite:
+    """The suite the shared options ask for; `given(name)`: the value of option `name`, None if none."""
+    timeout = given("timeout")
+    return Suite.prepare(
+        given("adapter"),
+        given("vectors"),
+        given("profile"),
+        given("expected-failures"),
+        adapter_command=given("adapter-command"),
+        timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
     )
 
 
-def _add_adapter_command(parser: argparse.ArgumentParser, required: bool = False) -> None:
-    parser.add_argument(
-        "--adapter-command",
-        metavar="CMD",
-        required=required,
-        help="an implementation in any language, behind this adapter command (spec/protocol.md)",
-    )
-    parser.add_argument(
-        "--timeout",
-        metavar="SECONDS",
-        type=float,
-        default=DEFAULT_TIMEOUT,
-        help=f"how long the implementation has for each vector (default: {DEFAULT_TIMEOUT:g})",
-    )
+def _add(parser: argparse.ArgumentParser, *names: str, **settings: Any) -> None:
+    """The shared options `names`, with `settings` (a default, `required`) for each of them."""
+    for name in names:
+        parser.add_argument("--" + name, **{**SHARED_OPTIONS[name].settings, **settings})
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -103,14 +167,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"--report and --junitxml name the same file, {args.report}")
     if args.maxfail is not None and args.maxfail < 1:
         raise UsageError("--maxfail must be at least 1")
-    suite = Suite.prepare(
-        args.adapter,
-        args.vectors,
-        args.profile,
-        args.expected_failures,
-        adapter_command=args.adapter_command,
-        timeout=args.timeout,
-    )
+    suite = prepare_suite(lambda name: getattr(args, name.replace("-", "_")))
     try:
         return _run_suite(suite, args)
     finally:
@@ -333,37 +390,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
 
     run = commands.add_parser("run", help="run vectors against an implementation and print a summary")
-    run.add_argument(
-        "--adapter",
-        metavar="MODULE:CALLABLE",
-        help=f"the Python implementation to test (default: the reference, {DEFAULT_ADAPTER})",
-    )
-    _add_adapter_command(run)
-    _add_selection(run)
-    run.add_argument(
-        "--profile",
-        action="append",
-        default=[],
-        help="run only vectors of this profile (repeatable)",
-    )
-    run.add_argument(
-        "--expected-failures",
-        metavar="FILE",
-        type=Path,
-        help="vector ids known to fail, one a line",
-    )
+    _add(run, "adapter", "adapter-command")
+    _add(run, "timeout", default=DEFAULT_TIMEOUT)
+    _add(run, "vectors", "profile", "expected-failures")
     run.add_argument(
         "-v",
         "--verbose",
         action="store_true",
         help="also list not applicable and expected failures",
     )
-    run.add_argument(
-        "--report",
-        metavar="FILE",
-        type=Path,
-        help="also write a JSON Lines report (spec/report.schema.json)",
-    )
+    _add(run, "report")
     run.add_argument(
         "--junitxml",
         metavar="FILE",
@@ -390,17 +426,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         help="stop after N failed or errored vectors; the others count as not run",
     )
-    run.add_argument(
-        "--allow-empty",
-        action="store_true",
-        help="pass a run in which no vector ran (each not applicable, skipped or not selected)",
-    )
+    _add(run, "allow-empty")
     run.set_defaults(handler=_run)
 
     smoke = commands.add_parser(
         "smoke", help="check that an adapter command speaks the adapter protocol; say what is wrong if not"
     )
-    _add_adapter_command(smoke, required=True)
+    _add(smoke, "adapter-command", required=True)
+    _add(smoke, "timeout", default=DEFAULT_TIMEOUT)
     smoke.set_defaults(handler=_smoke)
 
     summary = commands.add_parser(
@@ -423,7 +456,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     baseline.set_defaults(handler=_baseline)
 
     lint = commands.add_parser("lint", help="check vector files against their schema and the spec")
-    _add_selection(lint)
+    _add(lint, "vectors")
     lint.add_argument(
         "--coverage",
         action="store_true",
@@ -491,22 +524,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run generated streams against an implementation, judged by their ground truth; "
         "save a shrunk failure as a vector",
     )
-    fuzz.add_argument(
-        "--adapter",
-        metavar="MODULE:CALLABLE",
-        help=f"the Python implementation to test (default: the reference, {DEFAULT_ADAPTER})",
-    )
-    _add_adapter_command(fuzz)
-    fuzz.add_argument(
-        "--examples", metavar="N", type=int, default=200, help="how many streams to generate (default: 200)"
-    )
-    fuzz.add_argument("--seed", metavar="S", type=int, help="the random seed, to repeat a run")
-    fuzz.add_argument(
-        "--save-to",
-        metavar="DIR",
-        type=Path,
-        help="write a failure as a vector file under DIR/fuzz/ (then: streamroute run --vectors DIR)",
-    )
+    _add(fuzz, "adapter", "adapter-command")
+    _add(fuzz, "timeout", default=DEFAULT_TIMEOUT)
+    _add(fuzz, "examples", default=200)
+    _add(fuzz, "seed", "save-to")
     fuzz.set_defaults(handler=_fuzz)
 
     bench = commands.add_parser(
@@ -549,6 +570,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("streamroute: interrupted", file=sys.stderr)
         return 130  # as a shell reports a SIGINT
+    except BrokenPipeError:  # whoever read the output stopped (`| head`): say nothing more, fail quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # and the flush at exit with it
+        return 1
     return code
 
 

@@ -3,7 +3,8 @@
 Each step is a small function: read what an option lets an implementation
 hand over in another form (arguments as JSON text, response ids of its own)
 as the canonical form; move outcomes an option lets it produce elsewhere back
-to the canonical point; keep the compared kinds; compare outcome by outcome.
+to the canonical point; keep what the implementation's API shows, and the
+compared kinds; compare outcome by outcome.
 A mismatch renders expected and actual side by side, each with the event
 that produced it (`@3`, `@close`).
 """
@@ -17,6 +18,7 @@ from typing import Any
 
 from .arguments import Refused, read_arguments
 from .implementation import Produced
+from .observation import Observes
 from .vectors import At
 
 ARGUMENTS_DONE_EVENTS = {
@@ -91,6 +93,26 @@ def _renamed(entry: Produced, names: dict[Any, Any], field: str | None) -> Produ
     return entry if outcome == entry.outcome else Produced(entry.at, outcome)
 
 
+def to_shown(
+    observes: Observes, expected: Sequence[dict[str, Any]], produced: Sequence[Produced]
+) -> tuple[list[dict[str, Any]], list[Produced]]:
+    """What an implementation's API shows (spec/observation.md).
+
+    Both sides as far as the API shows them: an outcome of a kind it does not
+    show is dropped, and so is each field it does not show of a kind it shows.
+    """
+    wanted = [shown for want in expected if (shown := observes.projected(want, _AT)) is not None]
+    got = [
+        Produced(entry.at, shown)
+        for entry in produced
+        if (shown := observes.projected(entry.outcome)) is not None
+    ]
+    return wanted, got
+
+
+_AT = frozenset({"at"})  # an expected outcome's event, which is no field of the outcome
+
+
 def _event_type(event: Any) -> Any:
     return event.get("type") if isinstance(event, dict) else None
 
@@ -151,7 +173,7 @@ def _with_well_formed_names(obj: dict[str, Any]) -> dict[str, Any]:
 
 def json_equal(left: Any, right: Any) -> bool:
     """JSON value equality: numbers by value, but `true` is not `1`; strings as the text a
-    UTF-8 decoder makes of them, so a lone surrogate equals U+FFFD (spec/README.md)."""
+    UTF-8 decoder makes of them, so a lone surrogate equals U+FFFD (spec/vectors.md)."""
     if isinstance(left, str) and isinstance(right, str):
         return left == right or well_formed(left) == well_formed(right)
     if isinstance(left, bool) or isinstance(right, bool):

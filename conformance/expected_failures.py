@@ -32,10 +32,10 @@ class ExpectedFailures:
         if result.status.is_failure:
             return dataclasses.replace(result, status=Status.EXPECTED_FAILURE)
         if result.status is Status.PASSED:
-            return Result(
-                result.vector_id,
-                Status.FAILED,
-                f"stale expected failure: listed in {self.path} but passes; remove it from the list",
+            return dataclasses.replace(  # what it observed stays: the matrix counts the failure by it
+                result,
+                status=Status.FAILED,
+                message=f"stale expected failure: listed in {self.path} but passes; remove it from the list",
             )
         return result
 

@@ -54,9 +54,11 @@ from .implementation import (
 from .lint import producer_faults
 from .render import comparison_lines
 from .results import Status, run_vector
+from .schemas import option_defaults
 from .session_strategies import GeneratedSession, sessions
 from .strategies import (
     CATALOGUE_CALL_TYPES,
+    POINTS,
     PROFILES,
     CatalogueStream,
     GeneratedStream,
@@ -116,8 +118,10 @@ class _Recording:
 
 
 def tool_call_point(implementation: Implementation) -> ToolCallPoint:
-    point = implementation.options.get("tool_call_point", "output_item_done")
-    return "arguments_done" if point == "arguments_done" else "output_item_done"
+    """The tool call point the implementation declares; the canonical one when it declares none."""
+    canonical: ToolCallPoint = option_defaults()["tool_call_point"]
+    declared = implementation.options.get("tool_call_point", canonical)
+    return next((point for point in POINTS if point == declared), canonical)
 
 
 @dataclass(frozen=True)
@@ -171,7 +175,6 @@ def _known_at_either_point(session: GeneratedSession) -> bool:
 
 
 Drawn = GeneratedStream | CatalogueStream | GeneratedSession
-POINTS: tuple[ToolCallPoint, ToolCallPoint] = ("output_item_done", "arguments_done")
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,10 +253,17 @@ _CITED: dict[str, dict[str, tuple[str, ...]]] = {
         "tool.error invalid_arguments": ("CORE-CALLTYPE-7",),
         "tool.error invalid_json": ("CORE-CALLTYPE-5", "CORE-CALLTYPE-7"),
         "error late_delta": ("CORE-CALLTYPE-8",),
-        "error duplicate_event": ("CORE-ITEM-5",),
+        "error duplicate_event": ("CORE-ITEM-5", "CORE-ITEM-14", "CORE-CALLTYPE-9"),
     },
     "session": {
-        "": ("SESSION-STEP-1", "SESSION-LANE-1", "SESSION-TURN-1", "SESSION-TURN-2", "SESSION-TURN-4"),
+        "": (
+            "SESSION-STEP-1",
+            "SESSION-LANE-1",
+            "SESSION-TURN-1",
+            "SESSION-TURN-2",
+            "SESSION-TURN-4",
+            "SESSION-TURN-6",
+        ),
         "connection.closed": ("SESSION-CONN-3",),
         "lifecycle completed": ("SESSION-TURN-3",),
         "lifecycle incomplete": ("SESSION-TURN-3",),
@@ -282,11 +292,13 @@ def digest(case: Generated) -> str:
 
 def vector_data(
     case: Generated,
-    point: ToolCallPoint = "output_item_done",
+    point: ToolCallPoint | None = None,
     vector_id: str | None = None,
     description: str = "",
 ) -> dict[str, Any]:
-    """The case as a complete vector (spec/vector.schema.json), its outcomes from the ground truth."""
+    """The case as a complete vector (spec/vector.schema.json), its outcomes from the ground truth
+    at `point` (None: the canonical one)."""
+    point = point or option_defaults()["tool_call_point"]
     data: dict[str, Any] = {
         "format": 1,
         "id": vector_id or f"{FUZZ_PREFIX}/{digest(case)}",
@@ -327,12 +339,12 @@ def _assumed_options(events: Sequence[Any]) -> dict[str, str]:
     announced = {item.get("id") for item in map(items, events) if isinstance(item, dict)}
     assumed = {}
     if any(isinstance(event, dict) and event.get("type") == "error" for event in events):
-        assumed["error_event"] = "routed"
+        assumed["error_event"] = option_defaults()["error_event"]
     if any(
         isinstance(event, dict) and "item_id" in event and event["item_id"] not in announced
         for event in events
     ):
-        assumed["item_correlation"] = "item_id"
+        assumed["item_correlation"] = option_defaults()["item_correlation"]
     return assumed
 
 

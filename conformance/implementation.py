@@ -39,12 +39,13 @@ the rules above.
 from __future__ import annotations
 
 import contextlib
-import copy
+import functools
 import importlib
 import importlib.metadata
 import itertools
 import json
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -56,7 +57,8 @@ from types import FrameType
 from typing import Any, Protocol, TypeVar
 
 from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip, loads
-from .schemas import OPTIONS, VECTOR, first_error, option_defaults, schema
+from .observation import observes_problem
+from .schemas import OPTIONS, PROTOCOL_START_REPLY, VECTOR, first_error, option_defaults, schema
 from .vectors import At, Vector
 
 # Seconds an implementation has for each vector: an adapter command for each answer
@@ -152,10 +154,14 @@ class Implementation(Protocol):
 def described(info: Mapping[str, Any]) -> str:
     """An implementation in one line, from its `info`: name, version, language, claims."""
     options = ", ".join(f"{name}={value}" for name, value in sorted(info.get("options", {}).items()))
-    return (
+    line = (
         f"{info['name']} {info['version']} ({info['language']}); "
         f"profiles: {', '.join(info['profiles']) or 'none'}; options: {options or 'canonical'}"
     )
+    if "observes" in info:  # spec/observation.md: what its API shows, when not everything
+        shown = ", ".join(f"{kind} ({' '.join(names)})" for kind, names in sorted(info["observes"].items()))
+        line += f"; observes: {shown or 'nothing'}"
+    return line
 
 
 class AdapterLoadError(Exception):
@@ -169,6 +175,19 @@ def declared_options(declared: object, source: str) -> dict[str, Any]:
         raise AdapterLoadError(f"{source} declares invalid options: {problem}")
     assert isinstance(declared, dict)
     return {**option_defaults(), **declared}
+
+
+def declared_observes(declared: object, source: str) -> dict[str, list[str]] | None:
+    """The declared `observes` (spec/observation.md), checked; None when none is declared."""
+    if declared is None:
+        return None
+    problem = first_error(PROTOCOL_START_REPLY + "#/$defs/observes", declared)
+    if problem is None and isinstance(declared, dict):
+        problem = observes_problem(declared)
+    if problem is not None:
+        raise AdapterLoadError(f"{source} declares an invalid `observes`: {problem}")
+    assert isinstance(declared, dict)
+    return declared
 
 
 def declared_profiles(declared: object, source: str) -> frozenset[str]:
@@ -352,12 +371,21 @@ class _BadAnswer(Exception):
 
 def _listed(answer: object, what: str) -> list[Any]:
     """An iterable answer as a list, of a bounded length."""
+    if type(answer) is list and len(answer) <= OUTCOMES_PER_CALL:  # the usual answer: a copy, at once
+        return answer[:]
     if isinstance(answer, (str, bytes, dict)) or not isinstance(answer, Iterable):
         raise _BadAnswer(f"not an iterable of {what} but {type(answer).__name__}")
     listed = list(itertools.islice(answer, OUTCOMES_PER_CALL + 1))
     if len(listed) > OUTCOMES_PER_CALL:
         raise _BadAnswer(f"more than {OUTCOMES_PER_CALL} {what} from one call")
     return listed
+
+
+def _fresh(value: _T) -> _T:
+    """A deep copy of vector data (the adapter may change what it is handed; the vector stays as
+    it is), made by pickle, which copies such data many times faster than `copy.deepcopy`."""
+    copied: _T = pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+    return copied
 
 
 def _as_json(value: _T) -> _T:
@@ -392,6 +420,7 @@ class PythonImplementation:
     profiles: frozenset[str] = field(default_factory=frozenset)
     options: dict[str, Any] = field(default_factory=dict)
     timeout: float = DEFAULT_TIMEOUT
+    observes: dict[str, list[str]] | None = None  # None: it shows every kind and field
 
     @classmethod
     def load(cls, spec: str, timeout: float = DEFAULT_TIMEOUT) -> PythonImplementation:
@@ -406,10 +435,16 @@ class PythonImplementation:
             call.step = f"reading {attribute}"
             for part in attribute.split("."):
                 target = getattr(target, part)
-            call.step = "reading its profiles and options"
+            call.step = "reading its profiles, options and observes"
             profiles = getattr(target, "profiles", ("core",))
             listed = None if isinstance(profiles, str) else _listed(profiles, "profiles")
-            return target, _as_json({"profiles": listed, "options": getattr(target, "options", {})})
+            return target, _as_json(
+                {
+                    "profiles": listed,
+                    "options": getattr(target, "options", {}),
+                    "observes": getattr(target, "observes", None),
+                }
+            )
 
         try:
             target, declared = _guarded(spec, None, timeout, "importing it", read)
@@ -419,7 +454,8 @@ class PythonImplementation:
             raise AdapterLoadError(f"adapter {spec!r} is not callable")
         profiles = declared_profiles(declared["profiles"], f"adapter {spec!r}")
         options = declared_options(declared["options"], f"adapter {spec!r}")
-        return cls(spec, target, profiles, options, timeout)
+        observes = declared_observes(declared["observes"], f"adapter {spec!r}")
+        return cls(spec, target, profiles, options, timeout, observes)
 
     @property
     def info(self) -> dict[str, Any]:
@@ -429,6 +465,7 @@ class PythonImplementation:
             "language": "python",
             "profiles": sorted(self.profiles),
             "options": self.options,
+            **({} if self.observes is None else {"observes": self.observes}),
         }
 
     def close(self) -> None:
@@ -436,9 +473,9 @@ class PythonImplementation:
 
     def produce(self, vector: Vector) -> list[Produced]:
         def run(call: _Call) -> list[Produced]:
-            router = self.factory(copy.deepcopy(vector.tools))
+            router = self.factory(_fresh(vector.tools))
             produced: list[Produced] = []
-            for index, event in enumerate(copy.deepcopy(vector.events)):
+            for index, event in enumerate(_fresh(vector.events)):
                 call.step = f"feed(event {index})"
                 produced += (Produced(index, outcome) for outcome in _listed(router.feed(event), "outcomes"))
             call.step = "close()"
@@ -450,12 +487,12 @@ class PythonImplementation:
 
     def produce_stream(self, vector: Vector, chunks: Sequence[bytes]) -> Streamed:
         def run(call: _Call) -> Streamed:
-            router = self.factory(copy.deepcopy(vector.tools))
+            router = self.factory(_fresh(vector.tools))
             events: list[list[Any]] = []
             for index, chunk in enumerate(chunks):
                 call.step = f"feed_bytes(chunk {index})"
-                answer = _listed(router.feed_bytes(chunk), "lists of outcomes")
-                events += (_listed(outcomes, "outcomes") for outcomes in answer)
+                for outcomes in _listed(router.feed_bytes(chunk), "lists of outcomes"):
+                    events.append(_listed(outcomes, "outcomes"))
             call.step = "close()"
             streamed = Streamed(events, _listed(router.close(), "outcomes"))
             outcomes = iter(_json_outcomes(call, streamed.produced))
@@ -464,6 +501,7 @@ class PythonImplementation:
         return _guarded(self.name, vector.id, self.timeout, "building the router", run)
 
 
+@functools.cache  # reports read `info` once per vector; the installed distributions stay as they are
 def _distribution_version(top_level_module: str) -> str:
     for distribution in importlib.metadata.packages_distributions().get(top_level_module, []):
         return importlib.metadata.version(distribution)

@@ -33,6 +33,7 @@ from _pytest._code.code import TerminalRepr
 from _pytest._io import TerminalWriter
 from _pytest.junitxml import xml_key
 
+from .cli import SHARED_OPTIONS, Option, prepare_suite
 from .fuzz import fuzz
 from .implementation import before_abandoning, described
 from .limits import printable
@@ -40,7 +41,7 @@ from .render import junit_names, vector_text
 from .report import Record, ReportError, SuiteRun, Totals, report_of, unwritable
 from .report import vector_record as make_record
 from .results import Result, Status
-from .suite import DEFAULT_ADAPTER, DEFAULT_TIMEOUT, Suite, UsageError, timed
+from .suite import DEFAULT_ADAPTER, Suite, UsageError, timed
 from .vectors import Vector, VectorFileError
 
 FUZZ_ITEM = "streamroute-fuzz"
@@ -54,64 +55,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help=f"run the streamroute vectors; alone, against the reference ({DEFAULT_ADAPTER})",
     )
-    group.addoption(
-        "--streamroute-adapter",
-        metavar="MODULE:CALLABLE",
-        help="the Python implementation to test",
-    )
-    group.addoption(
-        "--streamroute-adapter-command",
-        metavar="CMD",
-        help="test the implementation behind this adapter command, over the adapter protocol",
-    )
-    group.addoption(
-        "--streamroute-timeout",
-        metavar="SECONDS",
-        type=float,
-        help=f"how long the implementation has for each vector (default: {DEFAULT_TIMEOUT:g})",
-    )
-    group.addoption(
-        "--streamroute-vectors",
-        metavar="DIR",
-        action="append",
-        default=[],
-        help="a directory of vector files, instead of the bundled ones (repeatable)",
-    )
-    group.addoption(
-        "--streamroute-profile",
-        action="append",
-        default=[],
-        help="run only vectors of this profile (repeatable)",
-    )
-    group.addoption(
-        "--streamroute-expected-failures",
-        metavar="FILE",
-        help="vector ids known to fail, one a line",
-    )
-    group.addoption(
-        "--streamroute-report",
-        metavar="FILE",
-        help="also write the JSON Lines report `streamroute run --report` writes (spec/report.schema.json)",
-    )
-    group.addoption(
-        "--streamroute-allow-empty",
-        action="store_true",
-        help="pass a session in which no vector ran (each not applicable, skipped or deselected)",
-    )
-    group.addoption(
-        "--streamroute-fuzz",
-        metavar="N",
-        type=int,
-        help="also run N generated streams against the implementation, judged by their ground truth",
-    )
-    group.addoption(
-        "--streamroute-fuzz-seed", metavar="S", type=int, help="the generated streams' random seed"
-    )
-    group.addoption(
-        "--streamroute-fuzz-save-to",
-        metavar="DIR",
-        help="write a shrunk failing stream as a vector file under DIR/fuzz/",
-    )
+    for option in SHARED_OPTIONS.values():  # those of `streamroute run` and `fuzz`, as they take them
+        group.addoption(f"--streamroute-{option.pytest or option.name}", **option.settings)
 
 
 class VectorFailed(Exception):
@@ -370,19 +315,14 @@ _SESSION = pytest.StashKey[_Session]()
 
 
 def _active(config: pytest.Config) -> bool:
+    """Asked for: `--streamroute`, or any shared option given."""
     option = config.option
-    return bool(
-        option.streamroute
-        or option.streamroute_adapter is not None
-        or option.streamroute_adapter_command is not None
-        or option.streamroute_timeout is not None
-        or option.streamroute_vectors
-        or option.streamroute_profile
-        or option.streamroute_expected_failures is not None
-        or option.streamroute_fuzz is not None
-        or option.streamroute_allow_empty
-        or option.streamroute_report is not None
-    )
+    given = (getattr(option, _dest(shared)) not in (None, False, []) for shared in SHARED_OPTIONS.values())
+    return bool(option.streamroute) or any(given)
+
+
+def _dest(option: Option) -> str:
+    return "streamroute_" + (option.pytest or option.name).replace("-", "_")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -395,19 +335,11 @@ def pytest_configure(config: pytest.Config) -> None:
             "streamroute: no implementation to test: give --streamroute-adapter MODULE:CALLABLE or "
             "--streamroute-adapter-command CMD (--streamroute alone tests the reference)"
         )
-    expected_failures = option.streamroute_expected_failures
-    problem = None if option.streamroute_report is None else unwritable(Path(option.streamroute_report))
+    problem = None if option.streamroute_report is None else unwritable(option.streamroute_report)
     if problem is not None:
         raise pytest.UsageError(f"streamroute: --streamroute-report: {problem}")
     try:
-        suite = Suite.prepare(
-            option.streamroute_adapter,
-            [Path(d) for d in option.streamroute_vectors],
-            option.streamroute_profile,
-            Path(expected_failures) if expected_failures else None,
-            adapter_command=option.streamroute_adapter_command,
-            timeout=DEFAULT_TIMEOUT if option.streamroute_timeout is None else option.streamroute_timeout,
-        )
+        suite = prepare_suite(lambda name: getattr(option, _dest(SHARED_OPTIONS[name])))
     except UsageError as exc:
         raise pytest.UsageError(f"streamroute: {exc}") from exc
     for warning in suite.warnings:

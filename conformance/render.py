@@ -4,6 +4,7 @@ lines (spec/report.schema.json), never a run's objects, so what is printed is wh
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -61,7 +62,9 @@ def summary_text(report: Report) -> str:
 
 
 def _cell(text: str) -> str:
-    return _first_line(text).replace("|", "\\|")
+    """One line of text as a Markdown table cell: a job summary renders HTML, so `<` and `&` are
+    escaped to show as written, and `|` would end the cell."""
+    return html.escape(_first_line(text), quote=False).replace("|", "\\|")
 
 
 def summary_markdown(report: Report) -> str:

@@ -99,6 +99,7 @@ def vector_record(suite: Suite, vector: Vector, result: Result, seconds: float) 
         "path": Path(*vector.path.parts[-depth:]).as_posix(),
         "seconds": round(seconds, 3),
         "comparisons": list(result.comparisons),
+        **({} if result.observed is None else {"observed_requirements": list(result.observed)}),
     }
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from enum import Enum
 from typing import Any
 
-from .compare import compare, to_canonical_point, to_expected_response_ids, to_parsed_arguments
+from .compare import compare, to_canonical_point, to_expected_response_ids, to_parsed_arguments, to_shown
 from .implementation import AdapterFailure, AdapterSkipped, Implementation, Produced
 from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip, printable
+from .observation import observes_of
 from .schemas import OUTCOME, first_error, option_defaults, schema
 from .vectors import At, Vector
 
@@ -65,6 +66,9 @@ class Result:
     details: str = ""
     # Each failing comparison (of each failing cut of an sse vector), as the report keeps it.
     comparisons: tuple[Comparison, ...] = ()
+    # The requirements the vector checks that the implementation's API shows (spec/observation.md);
+    # None when it declares no `observes`, and so shows them all.
+    observed: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:  # what an implementation said is kept within the report's limits
         object.__setattr__(self, "message", clip(self.message, MAX_MESSAGE_CHARS))
@@ -91,6 +95,18 @@ def run_vector(implementation: Implementation, vector: Vector) -> Result:
     reason = not_applicable_reason(implementation, vector)
     if reason is not None:
         return Result(vector.id, Status.NOT_APPLICABLE, reason)
+    observes = observes_of(implementation.info)
+    if observes is None:
+        return _judged(implementation, vector)
+    # spec/observation.md: judged on the requirements its API shows, and counted toward those alone.
+    observed = observes.observable(vector.spec)
+    if not observed:
+        reason = f"{implementation.name} does not show what it checks: {observes.not_shown(vector.spec)}"
+        return Result(vector.id, Status.NOT_APPLICABLE, reason, observed=())
+    return replace(_judged(implementation, vector), observed=observed)
+
+
+def _judged(implementation: Implementation, vector: Vector) -> Result:
     if vector.stream is not None:
         return _run_stream(implementation, vector)
     try:
@@ -140,10 +156,11 @@ def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:
 
 
 def _check(implementation: Implementation, vector: Vector, produced: list[Produced]) -> Result:
+    observes = observes_of(implementation.info)
     if implementation.options.get("call_arguments") == "json_text":  # read before it is validated
         produced = to_parsed_arguments(produced)
     for index, entry in enumerate(produced):
-        problem = first_error(OUTCOME, entry.outcome)
+        problem = first_error(OUTCOME, entry.outcome) if observes is None else observes.problem(entry.outcome)
         if problem is not None:
             shown = json.dumps(entry.outcome, ensure_ascii=False, default=repr)
             return Result(
@@ -157,9 +174,14 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
     # A stream vector has no events to move outcomes along; none needs it (spec/sse.md section 7).
     if implementation.options.get("tool_call_point") == "arguments_done" and vector.stream is None:
         produced = to_canonical_point(produced, vector.events)
+    # What the API does not show is never compared (spec/observation.md): the outcomes are moved
+    # first, by the item they name; ids are paired after, among the outcomes shown.
+    expected = vector.expected
+    if observes is not None:
+        expected, produced = to_shown(observes, expected, produced)
     if implementation.options.get("response_id") == "rewritten":
-        produced = to_expected_response_ids(vector.expected, produced, vector.compare)
-    mismatch = compare(vector.expected, produced, vector.compare)
+        produced = to_expected_response_ids(expected, produced, vector.compare)
+    mismatch = compare(expected, produced, vector.compare)
     if mismatch is None:
         return Result(vector.id, Status.PASSED)
     message = f"outcome {mismatch.index}: {mismatch.reason}"
@@ -168,7 +190,7 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
     comparison = {
         "reason": message,
         "compare": None if kinds is None else sorted(kinds),
-        "rows": aligned(vector.expected, compared, None if vector.stream else vector.events),
+        "rows": aligned(expected, compared, None if vector.stream else vector.events),
     }
     return Result(vector.id, Status.FAILED, message, comparisons=(comparison,))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from jsonschema.exceptions import best_match
 from referencing import Registry, Resource
 
 from .limits import MAX_MESSAGE_CHARS, clip
+from .schema_check import Check, compiled
 
 # In the repository and in an installed wheel alike, spec/ and vectors/ sit
 # beside this package's folder.
@@ -47,7 +49,7 @@ def _registry() -> Registry[Any]:
 @cache
 def validator(ref: str) -> Draft202012Validator:
     """A validator for the schema (or schema part) at `ref`, its references resolved once."""
-    return Draft202012Validator(_inlined({"$ref": ref}, ""), registry=_registry())
+    return Draft202012Validator({"$ref": ref}, registry=_registry())
 
 
 def schema(ref: str) -> Any:
@@ -66,24 +68,28 @@ def option_defaults() -> dict[str, Any]:
     return {name: option["default"] for name, option in schema(OPTIONS)["properties"].items()}
 
 
-def json_pointer(path: Any) -> str:
+def json_pointer(path: Iterable[object]) -> str:
+    """The JSON pointer (RFC 6901) to the value at `path`, a sequence of keys and indexes."""
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
 
 
 def first_error(ref: str, instance: Any) -> str | None:
     """The most relevant schema error of `instance` as 'message (at /pointer)', or None; the
     message and the pointer are clipped, so that a huge value is never repeated whole."""
+    check, _ = _validator_for(ref, instance)
+    if check is not None and check(instance):  # valid: the common case, answered at once
+        return None
     try:
         text = json.dumps(instance, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError):  # not JSON at all: validate the object as it is
-        return _first_error(ref, instance)
-    # Runs validate the same outcomes and vectors again and again; each is checked once. The
-    # cache keeps a digest of each text, never the text: its size is bounded by its length.
+        return _named_error(ref, instance)
+    # What is wrong with an invalid instance is named once per content, however often it comes.
+    # The cache keeps a digest of each text, never the text: its size is bounded by its length.
     key = (ref, hashlib.blake2b(text.encode("ascii"), digest_size=16).digest())
     if key not in _checked:
         if len(_checked) >= _CHECKED_MAX:
             _checked.clear()
-        _checked[key] = _first_error(ref, json.loads(text))
+        _checked[key] = _named_error(ref, json.loads(text))
     return _checked[key]
 
 
@@ -92,65 +98,57 @@ _CHECKED_MAX = 1 << 16
 
 
 @cache
-def _outcome_kinds() -> frozenset[str]:
+def outcome_kinds() -> frozenset[str]:
+    """Every outcome kind the outcome schema has the rules of (`$defs/of_kind`)."""
     return frozenset(schema(OUTCOME + "#/$defs/of_kind"))
 
 
-def _inlined(node: Any, base: str, seen: tuple[str, ...] = ()) -> Any:
-    """`node`, found in the schema `base`, with every `$ref` replaced by the schema it names.
+def _outcome_parts(kind: str) -> dict[str, Any]:
+    """The outcome schema for an outcome of `kind`: `fields`, `of_kind/<kind>` and `message`.
 
-    The same schema, checked without a reference lookup at every keyword of every instance.
-    The spec's schemas use plain `$ref`s only, none of them recursive; a recursive one stays
-    a `$ref`, which the validator's registry resolves.
+    The outcome schema is built so that this is the same as the whole of it for such an
+    outcome (see its `$defs/stated`), and it skips the rules of every other kind.
     """
-    if isinstance(node, list):
-        return [_inlined(value, base, seen) for value in node]
-    if not isinstance(node, dict):
-        return node
-    inlined = {
-        key: _inlined(value, base, seen)
-        for key, value in node.items()
-        if key not in ("$ref", "$id", "$schema", "$defs")  # `$defs` is reached through its references
-    }
-    ref = node.get("$ref")
-    if ref is None:
-        return inlined
-    uri = base + ref if ref.startswith("#") else ref
-    if uri in seen:
-        inlined["$ref"] = uri
-        return inlined
-    target = _inlined(schema(uri), uri.partition("#")[0], (*seen, uri))
-    if not inlined:
-        return target
-    return {**inlined, "allOf": [*inlined.get("allOf", []), target]}
+    parts = ("fields", "of_kind" + json_pointer([kind]), "message")
+    return {"allOf": [{"$ref": f"{OUTCOME}#/$defs/{part}"} for part in parts]}
 
 
 @cache
 def _outcome_validator(kind: str) -> Draft202012Validator:
-    """The outcome schema for an outcome of `kind`: `fields`, `of_kind/<kind>` and `message`.
-
-    The outcome schema is built so that this is the same as the whole of it for such an
-    outcome (see its `$defs/stated`), and it skips the rules of every other kind. Its
-    references are resolved here, once, not at every outcome.
-    """
-    parts = ("fields", "of_kind/" + kind.replace("~", "~0").replace("/", "~1"), "message")
-    return Draft202012Validator(
-        {"allOf": [_inlined({"$ref": f"{OUTCOME}#/$defs/{part}"}, OUTCOME) for part in parts]},
-        registry=_registry(),
-    )
+    return Draft202012Validator(_outcome_parts(kind), registry=_registry())
 
 
-def _validator_for(ref: str, instance: Any) -> Draft202012Validator:
+@cache
+def _outcome_check(kind: str) -> Check | None:
+    return compiled(_outcome_parts(kind), schema)
+
+
+@cache
+def _check(ref: str) -> Check | None:
+    return compiled({"$ref": ref}, schema)
+
+
+def _validator_for(ref: str, instance: Any) -> tuple[Check | None, Draft202012Validator]:
+    """The predicate that answers whether `instance` is valid (None: ask jsonschema), and the
+    validator that names its error."""
     if ref == OUTCOME and isinstance(instance, dict):
         kind = instance.get("kind")
-        if isinstance(kind, str) and kind in _outcome_kinds():
-            return _outcome_validator(kind)
-    return validator(ref)
+        if isinstance(kind, str) and kind in outcome_kinds():
+            return _outcome_check(kind), _outcome_validator(kind)
+    return _check(ref), validator(ref)
 
 
-def _first_error(ref: str, instance: Any) -> str | None:
-    error = best_match(_validator_for(ref, instance).iter_errors(instance))
+def _named_error(ref: str, instance: Any) -> str | None:
+    """What jsonschema finds wrong with `instance`, which the compiled check did not pass."""
+    error = best_match(_validator_for(ref, instance)[1].iter_errors(instance))
     if error is None:
         return None
     where = json_pointer(error.absolute_path) or "/"
     return f"{clip(error.message, MAX_MESSAGE_CHARS // 2)} (at {clip(where, MAX_MESSAGE_CHARS // 4)})"
+
+
+def pointer_tokens(pointer: str) -> tuple[str, ...]:
+    """The reference tokens of a JSON pointer (RFC 6901): `json_pointer` undone."""
+    if pointer and not pointer.startswith("/"):
+        raise ValueError(f"not a JSON pointer: {pointer!r}")
+    return tuple(token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:])

@@ -25,12 +25,25 @@ from typing import Any, Literal
 
 from hypothesis import strategies as st
 
+from .strategies import RESPONSE_STATED
+
 Outcome = dict[str, Any]
 At = int | Literal["close"]
 Lane = str | None
 Ending = Literal["completed", "incomplete", "failed", "error"]
 
 LANES: tuple[Lane, ...] = (None, "main", "side", "fork")
+
+SteerState = Literal["requested", "accepted", "committed", "unknown"]
+SteerMove = Literal["accept", "commit", "lose"]
+# The part of spec/session.md's steer table that generated sessions reach (no `pending`, no
+# `failed`): state -> {move: next state}; a move not listed is a bug of this oracle.
+STEER_MOVES: dict[SteerState, dict[SteerMove, SteerState]] = {
+    "requested": {"accept": "accepted", "lose": "unknown"},
+    "accepted": {"commit": "committed", "lose": "unknown"},
+    "committed": {},
+    "unknown": {},
+}
 
 
 @dataclass
@@ -44,8 +57,11 @@ class _Turn:
 class _Steer:
     lane: Lane
     target: str
-    state: str = "requested"
+    state: SteerState = "requested"
     steer_id: str | None = None
+
+    def move(self, move: SteerMove) -> None:
+        self.state = STEER_MOVES[self.state][move]
 
 
 @dataclass
@@ -65,8 +81,8 @@ class _Truth:
             ]
             outcomes.append(_tagged(turn, kind="end", status="truncated"))
         for steer in self.steers:
-            if steer.state in ("requested", "accepted"):
-                steer.state = "unknown"
+            if "lose" in STEER_MOVES[steer.state]:  # not final: the connection ends it (SESSION-STEER-6)
+                steer.move("lose")
                 outcomes.append(_steer_outcome(steer))
         self.turns = []
         return [*outcomes, {"kind": "connection.closed", "reason": reason}]
@@ -164,7 +180,7 @@ class _Writer:
 
         def response(status: str, **extra: Any) -> dict[str, Any]:
             output = list(done_items) if status != "in_progress" else []
-            body = {"id": rid, "object": "response", "status": status, "output": output}
+            body = {"id": rid, **RESPONSE_STATED, "status": status, "output": output}
             return {**body, "previous_response_id": previous, **extra}
 
         def emit(entry: Any, *outcomes: Outcome, change: Callable[[_Truth], None] | None = None) -> None:
@@ -187,7 +203,7 @@ class _Writer:
             outcomes = [_tagged(state, kind="lifecycle", event="created")]
             for steer in truth.steers:  # SESSION-STEER-3: this response continues `previous`
                 if steer.target == previous and steer.state == "accepted":
-                    steer.state = "committed"
+                    steer.move("commit")
                     outcomes.append(_steer_outcome(steer, successor_id=rid))
             return outcomes
 
@@ -367,7 +383,8 @@ def _append(truth: _Truth, steer: _Steer) -> list[Outcome]:
 
 
 def _accept(steer: _Steer, steer_id: str) -> list[Outcome]:
-    steer.state, steer.steer_id = "accepted", steer_id
+    steer.move("accept")
+    steer.steer_id = steer_id
     return [_steer_outcome(steer)]
 
 

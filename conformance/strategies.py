@@ -27,14 +27,17 @@ writes the events as SSE bytes (`Wire`: comments, CRLF, CR, multi-line data,
 an unfinished last event) and the ways to cut them.
 
 `expected_outcomes(stream, point)` runs the plan's steps through `Machine`,
-the spec written down as a small state machine: per-stream, per-item, per-part
-and consumer-slot states, one transition per step kind (`Machine.TRANSITIONS`),
-the custom-tools consumer catalogue (`patch` included: a generated patch
-carries its previews line by line), and for `execution` an executor machine of
-spec/execution.md section 2. It reads the plan, never an event's JSON, and
-never runs the reference. A complete text's meaning is decided when it is
-drawn (`Verdict`: the parsed object, or the `tool.error` code), as is a patch's
-preview at each line.
+the spec written down as small state machines: the stream's, each item's, each
+part's and each call's states and their transition tables (`STREAM_MOVES`,
+`ITEM_MOVES`, `PART_MOVES`, `CALL_MOVES`), the consumer slot, one handler per
+step kind (`Machine.STEPS`), the custom-tools consumer catalogue (`patch`
+included: a generated patch carries its previews line by line), and for
+`execution` an executor machine of spec/execution.md section 2. It reads the
+plan, never an event's JSON, and never runs the reference. A complete text's
+meaning is decided when it is drawn (`Verdict`: the parsed object, or the
+`tool.error` code), as is a patch's preview at each line. The event types'
+facts (terminal, routed, item type, text field) come from the event schema
+(`event_types()`), the option values from the vector schema.
 
 `check_properties(stream, outcomes)` says in words how an implementation's
 outcomes part from the ground truth: every outcome valid, each part's text,
@@ -55,12 +58,13 @@ from typing import Any, ClassVar, Literal, TypeVar
 from hypothesis import strategies as st
 
 from .compare import json_equal, to_canonical_point
+from .event_types import event_types
 from .implementation import Produced
 from .requirements import LEVEL_RANK, read_requirements
-from .schemas import OUTCOME, SPEC_DIR, first_error
+from .schemas import OPTIONS, OUTCOME, SPEC_DIR, first_error, json_pointer, option_defaults, schema
 
 Profile = Literal["core", "custom-tools", "execution", "sse"]
-ToolCallPoint = Literal["output_item_done", "arguments_done"]
+ToolCallPoint = Literal["output_item_done", "arguments_done"]  # the option's values, as typed
 EndStatus = Literal["completed", "failed", "incomplete", "cancelled", "truncated"]
 ItemKind = Literal["message", "reasoning", "function", "custom", "hosted"]
 Channel = Literal["text", "refusal", "summary", "reasoning_text", "reasoning", "arguments"]
@@ -68,53 +72,41 @@ Outcome = dict[str, Any]
 T = TypeVar("T")
 
 PROFILES: tuple[Profile, ...] = ("core", "custom-tools", "execution", "sse")
-POINTS: tuple[ToolCallPoint, ...] = ("output_item_done", "arguments_done")
+# Option `tool_call_point` as the vector schema defines it; `ToolCallPoint` types the same values.
+POINTS: tuple[ToolCallPoint, ...] = tuple(schema(OPTIONS)["properties"]["tool_call_point"]["enum"])
+CANONICAL_POINT: ToolCallPoint = option_defaults()["tool_call_point"]
 
 MAX_BUFFERED_BYTES = 1 << 20  # CORE-LIMIT-1, CORE-LIMIT-3
 MAX_DEPTH = 128  # CORE-LIMIT-2
 PREVIEW_INTERVAL_MS = 500  # CUSTOM-PATCH-4
 FAILURE_CODE = "server_error"
+# What every producer's response object states besides its id, status and output (PROD-LIFE-6).
+RESPONSE_STATED = {"object": "response", "created_at": 1764505140, "model": "gpt-5.1"}
 
-TERMINAL_TYPES = {
-    "completed": "response.completed",
-    "failed": "response.failed",
-    "incomplete": "response.incomplete",
+EVENTS = event_types()
+TERMINAL_TYPES = {event.step: name for name, event in EVENTS.items() if event.terminal}  # by status
+# The event family each channel streams in: the channel's `.delta` and `.done` types.
+_FAMILIES = {
+    "text": "response.output_text",
+    "refusal": "response.refusal",
+    "summary": "response.reasoning_summary_text",
+    "reasoning_text": "response.reasoning_text",
+    "reasoning": "response.reasoning",
+    "function": "response.function_call_arguments",
+    "custom": "response.custom_tool_call_input",
 }
-DELTA_TYPES: dict[str, str] = {
-    "text": "response.output_text.delta",
-    "refusal": "response.refusal.delta",
-    "summary": "response.reasoning_summary_text.delta",
-    "reasoning_text": "response.reasoning_text.delta",
-    "reasoning": "response.reasoning.delta",
-    "function": "response.function_call_arguments.delta",
-    "custom": "response.custom_tool_call_input.delta",
-}
-DONE_TYPES: dict[str, str] = {
-    "text": "response.output_text.done",
-    "refusal": "response.refusal.done",  # unrouted
-    "summary": "response.reasoning_summary_text.done",  # unrouted
-    "reasoning_text": "response.reasoning_text.done",  # unrouted
-    "reasoning": "response.reasoning.done",  # unrouted
-    "function": "response.function_call_arguments.done",
-    "custom": "response.custom_tool_call_input.done",
-}
+DELTA_TYPES = {channel: EVENTS[family + ".delta"].name for channel, family in _FAMILIES.items()}
+DONE_TYPES = {channel: EVENTS[family + ".done"].name for channel, family in _FAMILIES.items()}
 # The item type each routed item event applies to (CORE-ITEM-4).
 ITEM_TYPE_OF = {
-    "response.output_text.delta": "message",
-    "response.output_text.done": "message",
-    "response.refusal.delta": "message",
-    "response.reasoning_summary_text.delta": "reasoning",
-    "response.reasoning_text.delta": "reasoning",
-    "response.reasoning.delta": "reasoning",
-    "response.function_call_arguments.delta": "function_call",
-    "response.function_call_arguments.done": "function_call",
-    "response.custom_tool_call_input.delta": "custom_tool_call",
-    "response.custom_tool_call_input.done": "custom_tool_call",
+    name: EVENTS[name].item_types[0]
+    for name in (*DELTA_TYPES.values(), *DONE_TYPES.values())
+    if EVENTS[name].routed
 }
-CALL_TYPES = {"function_call": "function", "custom_tool_call": "custom"}
-ITEM_TYPES = {"message": "message", "reasoning": "reasoning", "function": "function_call"}
-ITEM_TYPES["custom"] = "custom_tool_call"
-COMPLETE_FIELD = {"function": "arguments", "custom": "input"}
+_CALL_DONE = (EVENTS[DONE_TYPES["function"]], EVENTS[DONE_TYPES["custom"]])
+CALL_TYPES = {event.item_types[0]: event.tool_type for event in _CALL_DONE if event.tool_type}
+CALL_ITEM_TYPES = {tool_type: item_type for item_type, tool_type in CALL_TYPES.items()}
+COMPLETE_FIELD = {event.tool_type: event.item_path[0] for event in _CALL_DONE}  # tool_type -> field
 # Hosted tool items: the server runs them (CORE-CALL-9); their events are unrouted.
 HOSTED = {
     "web_search_call": ("response.web_search_call.in_progress", "response.web_search_call.searching"),
@@ -609,13 +601,13 @@ def _call(
         added = replace(added, namespace=None)
     elif identity == "none":
         done = Identity()
-    contradiction = _pick(draw, [None] * 12 + ["call_id", "name"])  # CORE-CALL-4: the first stands
+    contradiction = _pick(draw, [None] * 12 + ["call_id", "name"])  # CORE-CALL-17: the first stands
     if contradiction == "call_id" and added.call_id is not None:
         done = replace(done, call_id=added.call_id + "_other")
     elif contradiction == "name" and added.name is not None:
         done = replace(done, name=added.name + "_other")
     status = _pick(draw, ["completed"] * 10 + ["incomplete", None])
-    item_type = ITEM_TYPES[kind]
+    item_type = CALL_ITEM_TYPES[kind]
     done_type = "message" if _chance(draw, 41) else None
     return ItemPlan(
         "function" if kind == "function" else "custom",
@@ -984,7 +976,10 @@ def _corrupted(original: Step, form: frozenset[str]) -> Step:
 
 
 def _routed_done(step: Step, items: Sequence[ItemPlan]) -> bool:
-    return step.kind == "part_done" and items[step.item].parts[step.part].channel in ("text", "arguments")
+    if step.kind != "part_done":
+        return False
+    item = items[step.item]
+    return EVENTS[_channel_type(item, item.parts[step.part], True)].routed
 
 
 def _other_text(draw: st.DrawFn, item: ItemPlan) -> str:
@@ -1046,7 +1041,7 @@ def _schema_object(draw: st.DrawFn, name: str) -> tuple[Any, str | None]:
             return {k: v for k, v in value.items() if k != "city"}, "/city"
         if fault in ("extra", "nested"):
             extra = _pick(draw, ["unit", "a/b", "m~n"])
-            return {**value, extra: 1}, "/" + extra.replace("~", "~0").replace("/", "~1")
+            return {**value, extra: 1}, json_pointer([extra])
         return value, None
     files: list[dict[str, Any]] = [{"path": draw(_PATH)} for _ in range(draw(st.integers(1, 3)))]
     if fault == "type":
@@ -1284,7 +1279,7 @@ Cuts = tuple[tuple[tuple[str, ...], ...], ...]  # per item, per part: its deltas
 def _response(plan: StreamPlan, step: Step) -> dict[str, Any]:
     terminal = step.kind == "terminal"
     status = ("cancelled" if plan.status == "cancelled" else step.text) if terminal else "in_progress"
-    response: dict[str, Any] = {"id": plan.response_id, "status": status}
+    response: dict[str, Any] = {"id": plan.response_id, **RESPONSE_STATED, "status": status}
     if "null_id" in step.form:
         response["id"] = None
     elif "no_id" in step.form:
@@ -1373,7 +1368,9 @@ def _channel_type(item: ItemPlan, part: PartPlan, done: bool) -> str:
 
 
 def _done_field(item: ItemPlan, part: PartPlan) -> str:
-    return COMPLETE_FIELD[item.kind] if part.channel == "arguments" else "text"
+    text = EVENTS[_channel_type(item, part, True)].text
+    assert text is not None, "every `.done` of a channel states its text"
+    return text
 
 
 def _event(plan: StreamPlan, cuts: Cuts, step: Step) -> Any:
@@ -1413,11 +1410,7 @@ def _event(plan: StreamPlan, cuts: Cuts, step: Step) -> Any:
     if kind == "foreign":
         event = {"type": step.text}
         event.update({"item_id": "ghost_9"} if "by_id" in step.form else {"output_index": 99})
-        field_name = {"function_call_arguments.done": "arguments", "custom_tool_call_input.done": "input"}
-        done_field = field_name.get(
-            step.text.removeprefix("response."), "text" if step.text.endswith(".done") else "delta"
-        )
-        return {**event, done_field: "{}"}
+        return {**event, str(EVENTS[step.text].text): "{}"}
     item = plan.items[step.item]
     if kind in ("added", "done"):
         event = {"type": "response.output_item." + kind}
@@ -1558,6 +1551,58 @@ def render_events(plan: StreamPlan, cuts: Cuts) -> list[Any]:
 
 
 # -- the ground truth: spec/core.md and spec/custom-tools.md as a state machine ------------------
+#
+# `Machine` holds one explicit state: the stream's, each announced item's, each
+# part's and each call's, and the consumer slot. Each step kind has one handler
+# (`Machine.STEPS`); a handler reads the states, answers the step's outcomes and
+# changes a state only through `_move`, which looks the change up in the tables
+# below: a change they do not list is a bug of this oracle, never of the
+# implementation under test. The slot is EMPTY (None) or bound to one custom call
+# (`_Slot`; spec/custom-tools.md section 11): a new function or custom call
+# rebinds or empties it, its call's resolution or the end of the response
+# empties it.
+
+StreamState = Literal["OPEN", "TERMINAL", "CLOSED"]
+ItemState = Literal["ANNOUNCED", "DONE"]
+PartState = Literal["EMPTY", "STREAMING", "DROPPED", "DONE"]
+CallState = Literal["PENDING", "FIRED", "RESOLVED"]
+StreamMove = Literal["terminal", "close"]
+ItemMove = Literal["done"]
+PartMove = Literal["delta", "drop", "done"]
+CallMove = Literal["fire", "resolve", "settle"]
+StateT = TypeVar("StateT", bound=str)
+MoveT = TypeVar("MoveT", bound=str)
+
+# The stream is OPEN until its first terminal event (CORE-LIFE-2); `close()` ends it.
+STREAM_MOVES: dict[StreamState, dict[StreamMove, StreamState]] = {
+    "OPEN": {"terminal": "TERMINAL", "close": "CLOSED"},
+    "TERMINAL": {"close": "CLOSED"},
+    "CLOSED": {},
+}
+# An item is ANNOUNCED (its `added`, or its done item first: CORE-ITEM-6), then DONE.
+ITEM_MOVES: dict[ItemState, dict[ItemMove, ItemState]] = {"ANNOUNCED": {"done": "DONE"}, "DONE": {}}
+# A text part or a call's arguments: EMPTY until a delta is routed, DROPPED past the limit (no
+# longer buffered nor compared: CORE-LIMIT-1, -3), DONE at its `.done` (arguments: or the done item).
+PART_MOVES: dict[PartState, dict[PartMove, PartState]] = {
+    "EMPTY": {"delta": "STREAMING", "drop": "DROPPED", "done": "DONE"},
+    "STREAMING": {"delta": "STREAMING", "drop": "DROPPED", "done": "DONE"},
+    "DROPPED": {"done": "DONE"},
+    "DONE": {},
+}
+# A call is PENDING until its one tool.call or tool.error (CORE-CALL-1): RESOLVED, or, a tool.call
+# at its arguments `.done` (CORE-CALL-8), FIRED until its done item or the end settles it (D11).
+CALL_MOVES: dict[CallState, dict[CallMove, CallState]] = {
+    "PENDING": {"resolve": "RESOLVED", "fire": "FIRED"},
+    "FIRED": {"settle": "RESOLVED"},
+    "RESOLVED": {},
+}
+
+
+def _move(moves: dict[StateT, dict[MoveT, StateT]], state: StateT, move: MoveT) -> StateT:
+    """The state `move` leads to from `state`; every state change of `Machine` goes through here."""
+    after = moves[state].get(move)
+    assert after is not None, f"no move {move!r} from {state}"
+    return after
 
 
 def well_formed(text: str) -> str:
@@ -1596,22 +1641,24 @@ def _error(code: str | None, **ids: Any) -> Outcome:
 
 @dataclass
 class _Part:
-    """A part's or a call's deltas as a router holds them, to compare with its complete text."""
+    """A text part's or a call's deltas as a router holds them, to compare with its complete text."""
 
+    state: PartState = "EMPTY"
     deltas: list[str] = field(default_factory=list)
-    received: bool = False  # a delta was routed, if only an empty one
     size: int = 0
-    done: bool = False  # text: its `.done` was routed; arguments: complete (its `.done` or its done item)
-    dropped: bool = False  # past the limit: no longer buffered nor compared (CORE-LIMIT-1, CORE-LIMIT-3)
+
+    def move(self, move: PartMove) -> None:
+        self.state = _move(PART_MOVES, self.state, move)
 
     def agrees(self, text: str) -> bool:
-        joined = "".join(well_formed(delta) for delta in self.deltas)
-        return not self.received or self.dropped or joined == well_formed(text)
+        if self.state != "STREAMING":  # nothing routed, or no longer compared
+            return True
+        return "".join(well_formed(delta) for delta in self.deltas) == well_formed(text)
 
 
 @dataclass
 class _Item:
-    """An announced item: ANNOUNCED, then DONE; a call is also STREAMING, COMPLETE, RESOLVED."""
+    """An announced item; a call item's `call` state and `arguments` part too."""
 
     plan: ItemPlan
     type: str
@@ -1619,13 +1666,17 @@ class _Item:
     call_id: str | None
     name: str | None
     namespace: str | None
-    done: bool = False
+    state: ItemState = "ANNOUNCED"
     parts: dict[int, _Part] = field(default_factory=dict)
     arguments: _Part = field(default_factory=_Part)
     stated: str | None = None  # the text of its arguments `.done`
-    resolved: bool = False  # its one tool.call or tool.error is out (CORE-CALL-1)
-    fired: bool = False  # arguments_done: its tool.call went out at its `.done` (CORE-CALL-8)
-    settled: bool = False  # arguments_done: its done item came, or the response ended
+    call: CallState = "PENDING"
+
+    def move(self, move: ItemMove) -> None:
+        self.state = _move(ITEM_MOVES, self.state, move)
+
+    def call_move(self, move: CallMove) -> None:
+        self.call = _move(CALL_MOVES, self.call, move)
 
 
 @dataclass(frozen=True)
@@ -1729,14 +1780,26 @@ class _Slot:
 
 
 class Machine:
-    """What a conforming router makes of a plan's steps, one transition per step kind.
+    """What a conforming router makes of a plan's steps: one handler per step kind, named here."""
 
-    The stream is OPEN until its first terminal event (`end` set), then TERMINAL;
-    `close()` ends it. Each item is ANNOUNCED, then DONE; each part OPEN, DONE or
-    DROPPED (past the limit); a call STREAMING, COMPLETE (its `.done` or its done
-    item), RESOLVED (its one tool.call or tool.error); the consumer slot EMPTY or
-    bound to one call (spec/custom-tools.md section 11).
-    """
+    STEPS: ClassVar[dict[str, str]] = {
+        "created": "_lifecycle",
+        "in_progress": "_lifecycle",
+        "queued": "_lifecycle",
+        "terminal": "_lifecycle",
+        "error": "_error_event",
+        "added": "_added",
+        "done": "_done",
+        "delta": "_delta",
+        "part_done": "_part_done",
+        "mismatch": "_mismatch",
+        "extra": "_ignored",
+        "hosted": "_ignored",
+        "part_added": "_ignored",
+        "part_closed": "_ignored",
+        "malformed": "_malformed",
+        "foreign": "_foreign",
+    }
 
     def __init__(self, plan: StreamPlan, cuts: Cuts, point: ToolCallPoint) -> None:
         self.plan = plan
@@ -1749,8 +1812,9 @@ class Machine:
         self.called: set[str] = set()
         self.pointers: dict[str, str | None] = {}  # execution: each call's schema verdict
         self.slot: _Slot | None = None
-        self.end: str | None = None
-        self.error_seen = False
+        self.state: StreamState = "OPEN"
+        self.status: str | None = None  # TERMINAL: the end status its terminal event set
+        self.error_seen = False  # not a state: an `error` event decides the status of an unended stream
         self.now = 0  # the stream time (CUSTOM-TIME-1)
 
     def feed(self, step: Step) -> list[Outcome]:
@@ -1758,13 +1822,15 @@ class Machine:
             self.now = step.at_ms
         if step.kind == "malformed" and not step.text and not _has_type(step.value):
             return [_error("malformed_event")]  # not an object with a type: nothing to name (CORE-LIFE-4)
-        if self.end is not None:
+        if self.state != "OPEN":
             return [_error("event_after_terminal")]
-        return self.TRANSITIONS[step.kind](self, step)
+        handler: Callable[[Step], list[Outcome]] = getattr(self, self.STEPS[step.kind])
+        return handler(step)
 
     def close(self) -> list[Outcome]:
-        outcomes = [] if self.end is not None else self._settle()
-        status = self.end or ("failed" if self.error_seen else "truncated")
+        outcomes = self._settle() if self.state == "OPEN" else []
+        status = self.status or ("failed" if self.error_seen else "truncated")
+        self.state = _move(STREAM_MOVES, self.state, "close")
         return [*outcomes, {"kind": "end", "status": status}]  # CORE-LIFE-5
 
     # -- lifecycle and errors --
@@ -1785,7 +1851,8 @@ class Machine:
                 "code_null",
             }
             outcomes.append(_error(FAILURE_CODE if plain_error else None))
-        self.end = "cancelled" if self.plan.status == "cancelled" else name  # CORE-LIFE-2
+        self.status = "cancelled" if self.plan.status == "cancelled" else name  # CORE-LIFE-2
+        self.state = _move(STREAM_MOVES, self.state, "terminal")
         return outcomes + self._settle()
 
     def _error_event(self, step: Step) -> list[Outcome]:
@@ -1799,17 +1866,23 @@ class Machine:
     def _ignored(self, step: Step) -> list[Outcome]:
         return [{"kind": "ignored", "type": _ignored_type(self.plan, step)}]  # CORE-EVT-3, -4, -5
 
+    def _malformed(self, step: Step) -> list[Outcome]:
+        return [_error("malformed_event")]  # CORE-EVT-2
+
+    def _foreign(self, step: Step) -> list[Outcome]:
+        return [_error("unknown_item")]  # CORE-ITEM-3
+
     def _settle(self) -> list[Outcome]:
         """The response ends: open calls will never come (CORE-CALL-6, D11); the slot empties."""
         outcomes: list[Outcome] = []
         for item in self.items.values():
             if item.type not in CALL_TYPES:
                 continue
-            if not item.resolved:
+            if item.call == "PENDING":
                 outcomes += self._call_error(item, "incomplete")
-            elif item.fired and not item.settled:
+            elif item.call == "FIRED":
                 outcomes.append(_error("call_retracted", item_id=item.plan.item_id, call_id=item.call_id))
-            item.settled = True
+                item.call_move("settle")
         self.slot = None  # CUSTOM-END-1
         return outcomes
 
@@ -1854,9 +1927,9 @@ class Machine:
             item = self._announce(plan, step, stated_type)
         elif item.type != stated_type:  # CORE-ITEM-4
             return [_error("item_type_mismatch")]
-        elif item.done:  # CORE-ITEM-5
+        elif item.state == "DONE":  # CORE-ITEM-5
             return [_error("duplicate_event")]
-        item.done = True
+        item.move("done")
         if item.type not in CALL_TYPES:
             return []  # CUSTOM-FIN-2
         return self._call_done(item)
@@ -1872,7 +1945,7 @@ class Machine:
                 if name == "call_id" and again is not None:
                     self.with_call_id.setdefault(again, item)
                 contradicted |= (
-                    item.fired and again is not None
+                    item.call == "FIRED" and again is not None
                 )  # the call went out without it (CORE-CALL-13)
             elif again is not None and again != first:
                 outcomes.append(_error("done_mismatch"))
@@ -1888,13 +1961,14 @@ class Machine:
                 outcomes.append(_error("done_mismatch"))
                 contradicted = True
             text = plan.done_text
-        item.arguments.done = True
-        if item.fired:  # D11: the call went out at its `.done`
-            item.settled = True
+        if item.arguments.state != "DONE":
+            item.arguments.move("done")
+        if item.call == "FIRED":  # D11: the call went out at its `.done`
+            item.call_move("settle")
             if contradicted:
                 outcomes.append(_error("call_retracted", item_id=plan.item_id, call_id=item.call_id))
             return outcomes
-        if item.resolved:
+        if item.call == "RESOLVED":
             return outcomes
         if plan.status == "incomplete":  # CORE-CALL-5
             return outcomes + self._call_error(item, "incomplete")
@@ -1932,7 +2006,7 @@ class Machine:
         if part.channel == "arguments":
             return self._arguments_delta(item, step, delta)
         held = item.parts.get(part.index)
-        if (held is not None and held.done) or item.done:  # CORE-TEXT-6, D5
+        if (held is not None and held.state == "DONE") or item.state == "DONE":  # CORE-TEXT-6, D5
             return [_error("late_delta")]
         if event_type == DELTA_TYPES["refusal"]:  # CORE-TEXT-4
             return [
@@ -1959,28 +2033,30 @@ class Machine:
             }
         ]  # CORE-TEXT-1
         held = item.parts.setdefault(part.index, _Part())
-        if not held.dropped:
+        if held.state != "DROPPED":
             held.size += utf8_size(delta)
             if held.size > MAX_BUFFERED_BYTES:  # CORE-LIMIT-3: routed on, no longer compared
-                held.dropped, held.deltas = True, []
+                held.move("drop")
+                held.deltas = []
                 outcomes.append(_error("too_large"))
             else:
                 held.deltas.append(delta)
-                held.received = True
+                held.move("delta")
         return outcomes
 
     def _arguments_delta(self, item: _Item, step: Step, delta: str) -> list[Outcome]:
         arguments = item.arguments
-        if arguments.done:  # CORE-ARGS-4, D4
+        if arguments.state == "DONE":  # CORE-ARGS-4, D4
             return [_error("late_delta")]
-        if arguments.dropped:  # CORE-LIMIT-1
+        if arguments.state == "DROPPED":  # CORE-LIMIT-1
             return [_error("too_large")]
         arguments.size += utf8_size(delta)
         if arguments.size > MAX_BUFFERED_BYTES:  # CORE-LIMIT-1: the call can never run
-            arguments.dropped, arguments.deltas, arguments.received = True, [], False
+            arguments.move("drop")
+            arguments.deltas = []
             return self._call_error(item, "too_large")
         arguments.deltas.append(delta)  # CORE-ARGS-1, -2, -3
-        arguments.received = True
+        arguments.move("delta")
         outcomes = [{"kind": "tool.arguments.delta", "item_id": item.plan.item_id, "delta": delta}]
         slot = self.slot
         stated = {"by_call_id": item.plan.added.call_id, "call_id_same": item.plan.added.call_id}
@@ -2001,18 +2077,19 @@ class Machine:
     def _part_done(self, step: Step) -> list[Outcome]:
         plan = self.plan.items[step.item]
         part = plan.parts[step.part]
-        if part.channel not in ("text", "arguments"):
+        event_type = _channel_type(plan, part, True)
+        if not EVENTS[event_type].routed:
             return self._ignored(step)  # CORE-EVT-5: refusal, reasoning and summary dones
-        item = self._find(plan, _channel_type(plan, part, True), step.form)
+        item = self._find(plan, event_type, step.form)
         if isinstance(item, dict):
             return [item]
         text = step.text or part.stated
         if part.channel == "text":
             held = item.parts.setdefault(part.index, _Part())
-            if held.done or item.done:  # CORE-TEXT-7
+            if held.state == "DONE" or item.state == "DONE":  # CORE-TEXT-7
                 return [_error("duplicate_event")]
-            held.done = True
             mismatch = [] if held.agrees(text) else [_error("done_mismatch")]  # CORE-TEXT-2
+            held.move("done")
             return [
                 *mismatch,
                 {
@@ -2022,20 +2099,20 @@ class Machine:
                     "text": text,
                 },
             ]
-        if item.arguments.done:  # CORE-ARGS-7
+        if item.arguments.state == "DONE":  # CORE-ARGS-7
             return [_error("duplicate_event")]
-        item.arguments.done = True
-        item.stated = text
         outcomes = [] if item.arguments.agrees(text) else [_error("done_mismatch")]  # CORE-ARGS-6
-        if self.point == "arguments_done" and not item.resolved and item.call_id and item.name:  # CORE-CALL-8
-            outcomes += self._resolve(item, text)
-            item.fired = item.resolved and outcomes[-1]["kind"] == "tool.call"
+        item.arguments.move("done")
+        item.stated = text
+        if self.point == "arguments_done" and item.call == "PENDING" and item.call_id and item.name:
+            outcomes += self._resolve(item, text, "fire")  # CORE-CALL-8
         return outcomes
 
     # -- the complete call --
 
-    def _resolve(self, item: _Item, text: str | None) -> list[Outcome]:
-        """The call's one tool.call or tool.error (CORE-CALL-1), after its consumer's finish."""
+    def _resolve(self, item: _Item, text: str | None, move: CallMove = "resolve") -> list[Outcome]:
+        """The call's one tool.call or tool.error (CORE-CALL-1), after its consumer's finish; a
+        tool.call makes `move`."""
         slot = self._release(item)
         if item.call_id is None or item.name is None or text is None:  # CORE-CALL-5
             return self._call_error(item, "incomplete")
@@ -2061,16 +2138,16 @@ class Machine:
                 assert isinstance(answer, _Finished)
                 outcomes += [{"kind": "diff.update", **ids, **update} for update in answer.updates]
                 outcomes.append({"kind": "diff.finish", **ids, **answer.result})
-        item.resolved = True
+        item.call_move(move)
         self.called.add(item.call_id)
         self.pointers[item.plan.item_id] = verdict.pointer
         return [*outcomes, call]
 
     def _call_error(self, item: _Item, code: str) -> list[Outcome]:
-        if item.resolved:
+        if item.call != "PENDING":
             return []
         self._release(item)  # CUSTOM-FIN-4, CUSTOM-END-1: dropped unfinished
-        item.resolved = True
+        item.call_move("resolve")
         error = {"kind": "tool.error", "item_id": item.plan.item_id, "code": code}
         return [{**error, "call_id": item.call_id} if item.call_id is not None else error]
 
@@ -2080,25 +2157,6 @@ class Machine:
             return None
         self.slot = None
         return slot
-
-    TRANSITIONS: ClassVar[dict[str, Callable[[Machine, Step], list[Outcome]]]] = {
-        "created": _lifecycle,
-        "in_progress": _lifecycle,
-        "queued": _lifecycle,
-        "terminal": _lifecycle,
-        "error": _error_event,
-        "added": _added,
-        "done": _done,
-        "delta": _delta,
-        "part_done": _part_done,
-        "mismatch": _mismatch,
-        "extra": _ignored,
-        "hosted": _ignored,
-        "part_added": _ignored,
-        "part_closed": _ignored,
-        "malformed": lambda machine, step: [_error("malformed_event")],  # CORE-EVT-2
-        "foreign": lambda machine, step: [_error("unknown_item")],  # CORE-ITEM-3
-    }
 
 
 def _has_type(value: Any) -> bool:
@@ -2508,7 +2566,7 @@ def _produced(stream: GeneratedStream, point: ToolCallPoint) -> list[Produced]:
     wire = stream.wire
     if wire is None:
         produced = _run(plan, stream.cuts, plan.steps, point)
-        # The harness compares an arguments_done implementation at the canonical point (spec/README.md).
+        # The harness compares an arguments_done implementation at the canonical point (spec/vectors.md).
         return to_canonical_point(produced, stream.events) if point == "arguments_done" else produced
     routed = _run(plan, stream.cuts, plan.steps[: wire.routed], point)
     by_event: dict[Any, list[Outcome]] = {}
@@ -2529,12 +2587,12 @@ def _produced(stream: GeneratedStream, point: ToolCallPoint) -> list[Produced]:
 
 
 def expected_outcomes(
-    stream: GeneratedStream, tool_call_point: ToolCallPoint = "output_item_done"
+    stream: GeneratedStream, tool_call_point: ToolCallPoint = CANONICAL_POINT
 ) -> list[dict[str, Any]]:
     """The exact outcomes the spec requires for the stream, each with `at`, from its plan alone.
 
     Under `tool_call_point: arguments_done` they are placed where the harness
-    compares them (spec/README.md): a call's outcomes at its done item when the
+    compares them (spec/vectors.md): a call's outcomes at its done item when the
     stream has one, else at its arguments `.done`. An sse stream's `at` counts its
     dispatched SSE events.
     """
@@ -2551,26 +2609,26 @@ _BY_OUTCOME = {
     "tool.call": ("CORE-CALL-1", "CORE-CALL-2", "CORE-ARGS-5"),
     "diff.update": ("CUSTOM-SLOT-2", "CUSTOM-DELTA-2", "CUSTOM-DELTA-4"),
     "diff.finish": ("CUSTOM-FIN-1", "CUSTOM-EXEC-1"),
-    "tool.ready": ("EXEC-FLOW-1", "EXEC-FLOW-2", "EXEC-STATE-1", "EXEC-CHECK-4"),
-    "tool.rejected": ("EXEC-CHECK-1", "EXEC-CHECK-2", "EXEC-CHECK-3"),
+    "tool.ready": ("EXEC-FLOW-1", "EXEC-FLOW-2", "EXEC-FLOW-3", "EXEC-STATE-1", "EXEC-CHECK-4"),
+    "tool.rejected": ("EXEC-CHECK-1", "EXEC-CHECK-2", "EXEC-CHECK-3", "EXEC-CHECK-5"),
     "tool.started": ("EXEC-STATE-2", "EXEC-ONCE-1"),
     "tool.succeeded": ("EXEC-RUN-1",),
-    "tool.failed": ("EXEC-RUN-1", "EXEC-RESTART-2"),
+    "tool.failed": ("EXEC-RUN-3", "EXEC-RESTART-2"),
     "tool.cancelled": ("EXEC-CANCEL-1", "EXEC-CANCEL-2"),
     "tool.duplicate": ("EXEC-ONCE-2",),
     "tool.audit": ("EXEC-AUDIT-1", "EXEC-AUDIT-2"),
     "malformed_event": ("CORE-EVT-2", "CORE-EVT-8"),
     "unknown_item": ("CORE-ITEM-3",),
     "item_type_mismatch": ("CORE-ITEM-4",),
-    "duplicate_event": ("CORE-ITEM-5", "CORE-TEXT-7", "CORE-ARGS-7"),
+    "duplicate_event": ("CORE-ITEM-5", "CORE-ITEM-14", "CORE-TEXT-7", "CORE-ARGS-7"),
     "late_delta": ("CORE-TEXT-6", "CORE-ARGS-4"),
-    "done_mismatch": ("CORE-ARGS-6", "CORE-CALL-4"),
+    "done_mismatch": ("CORE-ARGS-6", "CORE-CALL-17"),
     "event_after_terminal": ("CORE-LIFE-4",),
     "tool.error too_large": ("CORE-LIMIT-1",),
-    "error too_large": ("CORE-LIMIT-1", "CORE-LIMIT-3"),
+    "error too_large": ("CORE-LIMIT-5", "CORE-LIMIT-3"),
     "too_deep": ("CORE-LIMIT-2",),
     "invalid_json": ("CORE-CALL-3",),
-    "invalid_arguments": ("CORE-CALL-3",),
+    "invalid_arguments": ("CORE-CALL-15",),
     "incomplete": ("CORE-CALL-5", "CORE-CALL-6"),
     "duplicate_call_id": ("CORE-CALL-7",),
     "call_retracted": ("CORE-CALL-8", "CORE-CALL-12", "CORE-CALL-13", "CORE-CALL-14"),
@@ -2639,7 +2697,7 @@ def spec_ids(stream: GeneratedStream, outcomes: Sequence[Outcome], optioned: boo
     controls = {step.value["control"] for step in steps if step.kind == "control"}
     ids += ["EXEC-CANCEL-3", "EXEC-CANCEL-4"] if "cancel" in controls else []
     ids += (
-        ["EXEC-RESTART-1", "EXEC-RESTART-3", "EXEC-RESTART-4", "EXEC-APPROVE-3"]
+        ["EXEC-RESTART-1", "EXEC-RESTART-3", "EXEC-RESTART-4", "EXEC-RESTART-5", "EXEC-APPROVE-3"]
         if "restart" in controls
         else []
     )
@@ -2693,7 +2751,7 @@ def _said(outcome: Outcome) -> str:
 
 
 def check_properties(
-    stream: GeneratedStream, outcomes: Sequence[Any], tool_call_point: ToolCallPoint = "output_item_done"
+    stream: GeneratedStream, outcomes: Sequence[Any], tool_call_point: ToolCallPoint = CANONICAL_POINT
 ) -> list[str]:
     """How an implementation's outcomes for a generated stream part from its ground truth, in words:
     every outcome valid, each part's answer text, each call's one tool.call or tool.error, the end."""
@@ -2903,7 +2961,7 @@ def catalogue_streams(
     calls = [draw(_catalogue_call(position, call_types)) for position in range(count)]
     body = _interleave(draw, [planned for planned, _ in calls], 3)
     owed = [refused for _, refused in calls if refused is not None]  # CORE-CALL-6, in announcement order
-    response = {"id": "resp_cat", "object": "response", "status": "in_progress", "output": []}
+    response = {"id": "resp_cat", **RESPONSE_STATED, "status": "in_progress", "output": []}
     done = [any(event["type"] == "response.output_item.done" for event, _ in planned) for planned, _ in calls]
     ended = "completed" if all(done) else "incomplete"  # as a producer ends a response it cut off
     terminal = {"type": f"response.{ended}", "response": {**response, "status": ended}}

@@ -8,8 +8,9 @@ broken link, a link loop, a pipe), and every file past the size and depth
 limits of spec/protocol.md section 9: a file is read only up to its size
 limit, and its aliases are measured before anything expands them.
 
-A file's content is checked once, not at every run: the content that passed
-is remembered in the user's cache directory (see `_Passed`).
+A file's content is read and checked once, not at every run: the content that
+passed is remembered in the user's cache directory, with its parsed document
+(see `_Checked`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import errno
 import hashlib
 import importlib.metadata
 import itertools
+import json
 import os
 import stat
 import sys
@@ -61,7 +63,7 @@ class _UniqueKeyLoader(_SafeLoader):  # type: ignore[misc]
 
 def _json_scalar(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> Any:
     """`!json '<JSON text>'`: the JSON value the scalar holds. YAML cannot state a lone surrogate
-    (libyaml refuses `\\ud83d`), JSON text can, and producers send them (spec/README.md)."""
+    (libyaml refuses `\\ud83d`), JSON text can, and producers send them (spec/vectors.md)."""
     try:
         return loads(loader.construct_scalar(node))
     except ValueError as exc:
@@ -163,6 +165,9 @@ def _stream_bytes(data: dict[str, Any]) -> bytes | None:
 def _cut(stream: bytes, spec: Any) -> Cut:
     if spec == "every_byte":
         return Cut("every byte", [stream[i : i + 1] for i in range(len(stream))])
+    if isinstance(spec, dict):
+        size = spec["every"]
+        return Cut(f"every {size} bytes", [stream[i : i + size] for i in range(0, len(stream), size)])
     bounds = [0, *spec, len(stream)]
     label = f"cut at {', '.join(map(str, spec))}" if spec else "one chunk"
     return Cut(label, [stream[start:end] for start, end in itertools.pairwise(bounds)])
@@ -177,7 +182,7 @@ def _stream_problem(data: dict[str, Any]) -> str | None:
     if stream is None:
         return None
     for index, spec in enumerate(data["cuts"]):
-        if spec != "every_byte" and (spec != sorted(spec) or any(o > len(stream) for o in spec)):
+        if isinstance(spec, list) and (spec != sorted(spec) or any(o > len(stream) for o in spec)):
             return f"cut {index} must be offsets in order, at most the stream's length ({len(stream)} bytes)"
     return None
 
@@ -252,10 +257,9 @@ def read_yaml(text: str) -> Any:
     return yaml.load(text, Loader=_UniqueKeyLoader)
 
 
-def _parse(data: bytes, measure: bool = True) -> Any:
+def _parse(data: bytes) -> Any:
     """The YAML document, refused before anything expands its aliases past the limits (the
-    schema check would, and so would every copy of the events); `measure=False` for a
-    content already known to be within them."""
+    schema check would, and so would every copy of the events)."""
     try:
         document = read_yaml(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -264,7 +268,7 @@ def _parse(data: bytes, measure: bool = True) -> Any:
         raise _Unusable(f"not valid YAML: {exc}") from None
     except RecursionError:  # the pure-Python loader's own limit, far past the depth limit
         raise _Unusable(TOO_DEEP) from None
-    problem = extent(document, MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED) if measure else None
+    problem = extent(document, MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED)
     if problem is not None:
         raise _Unusable(problem)
     return document
@@ -285,12 +289,15 @@ def _checks_digest() -> bytes:
     return digest.digest()
 
 
-class _Passed:
+class _Checked:
     """The vector file contents known to pass every check of `load_file` that depends on the
-    content alone (YAML, the limits, the vector schema, the stream), kept in the user's cache
-    directory (XDG_CACHE_HOME, else ~/.cache) as one file per content, named by the digest of
-    the bytes and `_checks_digest()` and holding that name. An entry that holds anything else
-    is not trusted, and a directory that cannot be written means no cache, never an error."""
+    content alone (YAML, the limits, the vector schema, the stream), each with its document as
+    parsed, kept in the user's cache directory (XDG_CACHE_HOME, else ~/.cache): one file per
+    content, named by the digest of the bytes and `_checks_digest()`, holding that name, the
+    digest of the document's JSON and the JSON, as a compiled module beside its source. A
+    document JSON cannot hold as it is (a date, a key that is not a string) is not kept. An
+    entry that holds anything else is not trusted, and a directory that cannot be written
+    means no cache, never an error."""
 
     def __init__(self) -> None:
         configured = os.environ.get("XDG_CACHE_HOME", "")
@@ -305,17 +312,36 @@ class _Passed:
     def key(content: bytes) -> str:
         return hashlib.blake2b(_checks_digest() + content, digest_size=20).hexdigest()
 
-    def holds(self, content: bytes) -> bool:
+    @staticmethod
+    def _digest(text: bytes) -> bytes:
+        return hashlib.blake2b(text, digest_size=20).hexdigest().encode()
+
+    def document(self, content: bytes) -> Any | None:
+        """The parsed document of a content that passed, or None."""
         if self.directory is None:
-            return False
+            return None
         key = self.key(content)
         try:
-            return (self.directory / key).read_bytes() == key.encode()
+            entry = (self.directory / key).read_bytes()
         except OSError:
-            return False
+            return None
+        name, _, rest = entry.partition(b"\n")
+        digest, _, text = rest.partition(b"\n")
+        if name != key.encode() or digest != self._digest(text):
+            return None
+        try:
+            return json.loads(text)
+        except ValueError:
+            return None
 
-    def add(self, content: bytes) -> None:
+    def add(self, content: bytes, document: Any) -> None:
         if self.directory is None:
+            return
+        try:
+            text = json.dumps(document, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode()
+        except (TypeError, ValueError):
+            return
+        if json.loads(text) != document:  # JSON would not give it back as it is
             return
         key = self.key(content)
         try:  # written whole, then renamed: a reader never sees half an entry
@@ -326,7 +352,7 @@ class _Passed:
             return
         try:
             with os.fdopen(handle, "wb") as file:
-                file.write(key.encode())
+                file.write(b"\n".join([key.encode(), self._digest(text), text]))
             os.replace(written, self.directory / key)
         except OSError:
             with contextlib.suppress(OSError):
@@ -334,15 +360,17 @@ class _Passed:
             self.directory = None
 
 
-def load_file(path: Path, root: Path, passed: _Passed | None = None) -> Vector | VectorFileError:
-    """The vector in `path`, whose id must be its path under `root`; `passed` remembers the
-    contents that passed, so that the same content is not checked again."""
+def load_file(path: Path, root: Path, checked: _Checked | None = None) -> Vector | VectorFileError:
+    """The vector in `path`, whose id must be its path under `root`; `checked` remembers the
+    contents that passed, so that the same content is not read and checked again."""
     try:
         if path.suffix != SUFFIX:
             raise _Unusable(f"vector files end in {SUFFIX}")
         content = _read(path)
-        known = passed is not None and passed.holds(content)
-        data = _parse(content, measure=not known)
+        data = None if checked is None else checked.document(content)
+        known = data is not None
+        if data is None:
+            data = _parse(content)
     except _Unusable as exc:
         return VectorFileError(path, str(exc))
     if not known:
@@ -352,8 +380,8 @@ def load_file(path: Path, root: Path, passed: _Passed | None = None) -> Vector |
         problem = _stream_problem(data)
         if problem is not None:
             return VectorFileError(path, problem)
-        if passed is not None:
-            passed.add(content)
+        if checked is not None:
+            checked.add(content, data)
     expected_id = path.relative_to(root).with_suffix("").as_posix()
     if data["id"] != expected_id:
         return VectorFileError(
@@ -364,7 +392,7 @@ def load_file(path: Path, root: Path, passed: _Passed | None = None) -> Vector |
 
 def load_vectors(roots: Sequence[Path]) -> tuple[list[Vector], list[VectorFileError]]:
     """Every vector under `roots`, in id order, and every file that could not be used."""
-    passed = _Passed()
+    checked = _Checked()
     vectors: dict[str, Vector] = {}
     errors: list[VectorFileError] = []
     for root in roots:
@@ -374,7 +402,7 @@ def load_vectors(roots: Sequence[Path]) -> tuple[list[Vector], list[VectorFileEr
         paths, unsearchable = _walk(root)
         errors += unsearchable
         for path in paths:
-            loaded = load_file(path, root, passed)
+            loaded = load_file(path, root, checked)
             if isinstance(loaded, VectorFileError):
                 errors.append(loaded)
             elif loaded.id in vectors:

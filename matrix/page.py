@@ -68,9 +68,11 @@ def _profiles(
     return {r: min(p, key=lambda name: (order.get(name, len(order)), name)) for r, p in seen.items()}
 
 
-def _summary_cells(reports: Sequence[tuple[Entry, Report]], verdicts: Sequence[dict[str, bool]]) -> list[str]:
+def _summary_cells(
+    reports: Sequence[tuple[Entry, Report]], verdicts: Sequence[dict[str, bool]], unseen: Sequence[set[str]]
+) -> list[str]:
     cells = []
-    for (entry, report), verdict in zip(reports, verdicts, strict=True):
+    for (entry, report), verdict, hidden in zip(reports, verdicts, unseen, strict=True):
         counts = Counter(v["status"] for v in report.vectors)
         vectors = " · ".join(
             f"{counts[s.value]} {s.value}"
@@ -78,18 +80,27 @@ def _summary_cells(reports: Sequence[tuple[Entry, Report]], verdicts: Sequence[d
             if counts[s.value]
         )
         passed = sum(verdict.values())
+        failed = len(verdict) - passed
+        not_observable = f" · {len(hidden)} not observable" if hidden else ""
         cells.append(
             f'<td data-implementation="{escape(entry.id)}" data-passed="{passed}" '
-            f'data-failed="{len(verdict) - passed}">requirements: {passed} pass · '
-            f"{len(verdict) - passed} fail<br>vectors: {vectors or 'none'}</td>"
+            f'data-failed="{failed}" data-not-observable="{len(hidden)}">requirements: '
+            f"{passed} pass · {failed} fail{not_observable}<br>vectors: {vectors or 'none'}</td>"
         )
     return cells
 
 
 def _cell(
-    matrix: Matrix, entry: Entry, failing: list[dict[str, Any]], verdict: bool | None, requirement: str
+    matrix: Matrix,
+    entry: Entry,
+    failing: list[dict[str, Any]],
+    verdict: bool | None,
+    requirement: str,
+    observable: bool,
 ) -> str:
     data = f'data-implementation="{escape(entry.id)}" data-requirement="{requirement}"'
+    if not observable:  # spec/observation.md: the API shows none of its vectors
+        return f'<td class="na" {data} data-verdict="not observable">not observable</td>'
     if verdict is None:
         return f'<td class="na" {data} data-verdict="n/a">n/a</td>'
     if verdict:
@@ -131,14 +142,16 @@ def render_page(
     """The page for these reports, in the matrix's order of implementations; it links to the reports
     in `reports_dir` and to matrix.yaml, matrix.md and findings.md as files beside it."""
     verdicts = [requirements.verdicts(report) for _, report in reports]
-    ran = set().union(*verdicts)  # a requirement no implementation ran a vector for has no row
+    unseen = [requirements.unobservable(report) for _, report in reports]
+    # A requirement no implementation ran a vector for has no row, unless an API could not show it.
+    ran = set().union(*verdicts, *unseen)
     profiles = {r: p for r, p in _profiles(matrix, requirements, reports).items() if r in ran}
     failing: list[dict[str, list[dict[str, Any]]]] = []
     for _, report in reports:
         by_requirement: dict[str, list[dict[str, Any]]] = {}
         for v in report.vectors:
             if v["status"] in _FAILING:
-                for requirement in requirements.cited.get(v["id"], ()):
+                for requirement in requirements.counted(v):
                     by_requirement.setdefault(requirement, []).append(v)
         failing.append(by_requirement)
     suite = reports[0][1].header["suite"]["version"] if reports else "?"
@@ -150,9 +163,8 @@ def render_page(
         for entry, report in reports
     )
     width = 2 + len(reports)
-    rows = [
-        f'<tr class="summary"><td colspan="2">summary</td>{"".join(_summary_cells(reports, verdicts))}</tr>'
-    ]
+    summary = "".join(_summary_cells(reports, verdicts, unseen))
+    rows = [f'<tr class="summary"><td colspan="2">summary</td>{summary}</tr>']
     order = {profile: rank for rank, profile in enumerate(matrix.profiles)}
     groups = sorted(
         {(profiles[r], requirements.levels.get(r, "?")) for r in profiles},
@@ -167,7 +179,12 @@ def render_page(
         for requirement in members:
             cells = "".join(
                 _cell(
-                    matrix, entry, failing[i].get(requirement, []), verdicts[i].get(requirement), requirement
+                    matrix,
+                    entry,
+                    failing[i].get(requirement, []),
+                    verdicts[i].get(requirement),
+                    requirement,
+                    requirement not in unseen[i],
                 )
                 for i, (entry, _) in enumerate(reports)
             )
@@ -186,7 +203,8 @@ def render_page(
             f'<a href="{escape(reports_dir)}/">{escape(reports_dir)}/</a>; the same run as '
             '<a href="matrix.md">matrix.md</a>. A requirement '
             "fails when a vector citing it failed or errored, passes when every vector citing it that ran "
-            'passed, and is n/a when none ran. Findings: <a href="findings.md">findings.md</a>.</p>',
+            "passed, and is n/a when none ran; it is not observable when the implementation's API shows "
+            'none of the vectors citing it. Findings: <a href="findings.md">findings.md</a>.</p>',
             f'<table id="matrix"><thead><tr><th>requirement</th><th>level</th>{columns}</tr></thead><tbody>',
             *rows,
             "</tbody></table>",

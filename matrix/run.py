@@ -198,14 +198,34 @@ class Requirements:
 
     def verdicts(self, report: Report) -> dict[str, bool]:
         """Each requirement a vector of the report ran for: True when every such vector passed. What
-        a vector cites is what its report line says, else what the bundled vector of its id says."""
+        a vector cites is what its report line says, else what the bundled vector of its id says;
+        a vector judged on what the API shows counts toward its observed requirements alone."""
         verdicts: dict[str, bool] = {}
         for v in report.vectors:
             status = Status(v["status"])
             if status.executed:
-                for requirement in v.get("spec") or self.cited.get(v["id"], ()):
+                for requirement in self.counted(v):
                     verdicts[requirement] = verdicts.get(requirement, True) and not status.is_failure
         return verdicts
+
+    def unobservable(self, report: Report) -> set[str]:
+        """The requirements the report's vectors cite that none of them could show (spec/observation.md):
+        each cited by a vector judged on what the API shows, and not among its observed requirements."""
+        unseen = {
+            requirement
+            for v in report.vectors
+            if "observed_requirements" in v
+            for requirement in self._cites(v)
+            if requirement not in v["observed_requirements"]
+        }
+        return unseen - set(self.verdicts(report))
+
+    def counted(self, record: dict[str, Any]) -> tuple[str, ...]:
+        """The requirements a vector line's verdict counts toward."""
+        return tuple(record.get("observed_requirements", self._cites(record)))
+
+    def _cites(self, record: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(record.get("spec") or self.cited.get(record["id"], ()))
 
 
 def _requirement_key(requirement: str) -> tuple[str, int]:
@@ -217,13 +237,15 @@ def _requirement_key(requirement: str) -> tuple[str, int]:
 def _requirement_tables(requirements: Requirements, reports: Sequence[tuple[Entry, Report]]) -> list[str]:
     """Requirements passed and failed by level, then each requirement's verdict per implementation."""
     verdicts = [requirements.verdicts(report) for _, report in reports]
-    ran = sorted(set().union(*verdicts), key=_requirement_key)
+    unseen = [requirements.unobservable(report) for _, report in reports]
+    ran = sorted(set().union(*verdicts, *unseen), key=_requirement_key)
     lines = [
         "",
         "## Requirements",
         "",
         "A requirement fails when any vector citing it failed or errored, passes when vectors citing it "
-        "ran and all passed, and is not applicable (n/a) when none of them ran. "
+        "ran and all passed, and is not applicable (n/a) when none of them ran; it is not observable "
+        "when the implementation's API shows none of the vectors citing it (spec/observation.md). "
         "By level: requirements passed / failed (not applicable).",
         "",
         "| implementation | " + " | ".join(_LEVELS) + " |",
@@ -239,14 +261,18 @@ def _requirement_tables(requirements: Requirements, reports: Sequence[tuple[Entr
         lines.append(f"| {entry.id} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        f"By requirement ({len(ran)} requirements that a vector ran for, in at least one implementation):",
+        f"By requirement ({len(ran)} requirements that a vector ran for, or that an API could not show, "
+        "in at least one implementation):",
         "",
         "| requirement | level | " + " | ".join(e.id for e, _ in reports) + " |",
         "|" + "---|" * (2 + len(reports)),
     ]
     shown = {True: "pass", False: "**fail**", None: "n/a"}
     for requirement in ran:
-        cells = [shown[verdict.get(requirement)] for verdict in verdicts]
+        cells = [
+            "not observable" if requirement in hidden else shown[verdict.get(requirement)]
+            for verdict, hidden in zip(verdicts, unseen, strict=True)
+        ]
         level = requirements.levels.get(requirement, "?")
         lines.append(f"| {requirement} | {level} | " + " | ".join(cells) + " |")
     return lines

@@ -20,100 +20,68 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from streamroute.conformance.event_types import EventType, event_types
 from streamroute.conformance.limits import TooDeep, loads
-from streamroute.conformance.schemas import EVENT, first_error, schema
+from streamroute.conformance.schemas import EVENT, first_error
 from streamroute.reference.sse import DONE, MAX_EVENT_BYTES, Decoder
 
 Format = Literal["sse", "jsonl"]
 
-TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete"})
-# The event types the event schema defines; only their fields are known to be there.
-KNOWN = frozenset(entry["if"]["properties"]["type"]["const"] for entry in schema(EVENT)["allOf"])
-LIFECYCLE = TERMINAL | {"response.created", "response.queued", "response.in_progress"}
-# The item types each family of item events belongs to (PROD-ITEM-5). An event's family is its type
-# less the last part: `response.output_text.delta` is of `response.output_text`.
-ITEM_TYPES: dict[str, tuple[str, ...]] = {
-    "response.output_text": ("message",),
-    "response.output_text.annotation": ("message",),
-    "response.refusal": ("message",),
-    "response.content_part": ("message", "reasoning"),
-    "response.reasoning_text": ("reasoning",),
-    "response.reasoning": ("reasoning",),
-    "response.reasoning_summary_part": ("reasoning",),
-    "response.reasoning_summary_text": ("reasoning",),
-    "response.function_call_arguments": ("function_call",),
-    "response.custom_tool_call_input": ("custom_tool_call",),
-    "response.mcp_call_arguments": ("mcp_call",),
-    "response.mcp_call": ("mcp_call",),
-    "response.mcp_list_tools": ("mcp_list_tools",),
-    "response.code_interpreter_call_code": ("code_interpreter_call",),
-    "response.code_interpreter_call": ("code_interpreter_call",),
-    "response.file_search_call": ("file_search_call",),
-    "response.web_search_call": ("web_search_call",),
-    "response.image_generation_call": ("image_generation_call",),
-    "response.apply_patch_call_operation_diff": ("apply_patch_call",),
-    "response.shell_call_command": ("shell_call",),
-    "response.shell_call_output_content": ("shell_call_output",),
+# What each event type is, from the event schema's `x-routing` annotations (PROD-EVT-2). Only
+# the fields of these types are known to be there.
+EVENTS: dict[str, EventType] = event_types()
+# The families whose text an `.added` event begins (PROD-CALLTYPE-1).
+STARTED = frozenset(event.family for event in EVENTS.values() if event.step == "added" and event.text)
+# The part families: the ones texts belong to (section 6).
+PARTS = frozenset(event.part for event in EVENTS.values() if event.part)
+# A part's type -> the family of the text it holds, and the field holding it in the part as in the
+# text's `.done` (PROD-DONE-1).
+PART_TEXTS = {
+    event.part_type: (event.family, event.text)
+    for event in EVENTS.values()
+    if event.part_type and event.text and event.step == "done"
 }
-# Part families and the field that indexes their parts (section 6).
-PARTS = {"response.content_part": "content_index", "response.reasoning_summary_part": "summary_index"}
-
-
-@dataclass(frozen=True)
-class TextFamily:
-    """A family of delta/done events streaming one text (section 7)."""
-
-    index: str | None  # the field telling the texts of one item apart
-    complete: str  # the `.done` event's field holding the whole text
-    part: str | None  # the part family the text lives in, if it must be open (PROD-PART-2)
-    start: str | None = None  # the `.added` event's field that begins the text (PROD-CALLTYPE-1)
-
-
-TEXTS = {
-    "response.output_text": TextFamily("content_index", "text", "response.content_part"),
-    "response.refusal": TextFamily("content_index", "refusal", "response.content_part"),
-    "response.reasoning_text": TextFamily("content_index", "text", None),
-    "response.reasoning": TextFamily("content_index", "text", None),
-    "response.reasoning_summary_text": TextFamily("summary_index", "text", "response.reasoning_summary_part"),
-    "response.function_call_arguments": TextFamily(None, "arguments", None),
-    "response.custom_tool_call_input": TextFamily(None, "input", None),
-    "response.mcp_call_arguments": TextFamily(None, "arguments", None),
-    "response.code_interpreter_call_code": TextFamily(None, "code", None),
-    "response.apply_patch_call_operation_diff": TextFamily(None, "diff", None),
-    "response.shell_call_command": TextFamily("command_index", "command", None, start="command"),
-}
-# A part's type -> the text family that states its text, and the part's field holding it (PROD-DONE-1).
-PART_TEXT = {
-    "output_text": ("response.output_text", "text"),
-    "refusal": ("response.refusal", "refusal"),
-    "reasoning_text": ("response.reasoning_text", "text"),
-    "summary_text": ("response.reasoning_summary_text", "text"),
-}
-# A catalogue call's type -> its preview family, and where its done item states the previewed text.
-CATALOGUE_PREVIEWS = {
-    "apply_patch_call": ("response.apply_patch_call_operation_diff", "operation", "diff"),
-    "shell_call": ("response.shell_call_command", "action", "commands"),
-}
-# Text families that need no part, but close before their content part when one is opened (PROD-PART-2).
-OPEN_PART = {
-    "response.reasoning_text": "response.content_part",
-    "response.reasoning": "response.content_part",
+# An item type -> the `.done` event of the text its done item states again (PROD-DONE-1, PROD-CALLTYPE-2).
+ITEM_TEXTS = {
+    event.item_types[0]: event for event in EVENTS.values() if event.item_field and event.step == "done"
 }
 
 
 def _stated_text(part: object) -> str | None:
     """The text a part of a done item states, when it is a part of a known type with one."""
-    if not isinstance(part, dict) or part.get("type") not in PART_TEXT:
+    if not isinstance(part, dict) or part.get("type") not in PART_TEXTS:
         return None
-    text = part.get(PART_TEXT[part["type"]][1])
+    text = part.get(PART_TEXTS[part["type"]][1])
     return text if isinstance(text, str) else None
 
 
-# A call item's type -> the text family of its arguments or input, and the item's field holding it.
-CALL_TEXT = {
-    "function_call": ("response.function_call_arguments", "arguments"),
-    "custom_tool_call": ("response.custom_tool_call_input", "input"),
-}
+def _ends(event_type: str) -> bool:
+    """A terminal event type (PROD-LIFE-2)."""
+    kind = EVENTS.get(event_type)
+    return kind is not None and kind.terminal
+
+
+def _unstated(response: dict[str, Any]) -> list[str]:
+    """What a lifecycle event's response object misstates of `object`, `created_at` and `model`
+    (PROD-LIFE-6), each as it stands."""
+    created_at = response.get("created_at")
+    expected = {
+        "object": ("'response'", response.get("object") == "response"),
+        "created_at": ("a number", isinstance(created_at, int | float) and not isinstance(created_at, bool)),
+        "model": ("a string", isinstance(response.get("model"), str)),
+    }
+    return [
+        f"{member} {response[member]!r}, not {wanted}" if member in response else f"no {member}"
+        for member, (wanted, stated) in expected.items()
+        if not stated
+    ]
+
+
+def _at(value: object, path: tuple[str, ...]) -> object:
+    """The value at `path` in `value`, or None when there is none."""
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
 
 
 @dataclass(frozen=True)
@@ -192,6 +160,7 @@ def guess_format(data: bytes) -> Format:
 
 @dataclass
 class _Text:
+    part: str | None  # the part family it belongs to, if any
     deltas: list[str] = field(default_factory=list)
     complete: str | None = None  # the `.done` value, once seen
 
@@ -205,10 +174,6 @@ class _Item:
     opened: dict[str, int] = field(default_factory=dict)  # part family -> parts opened so far
     open: dict[str, int] = field(default_factory=dict)  # part family -> index of the open part
     texts: dict[tuple[str, int | None], _Text] = field(default_factory=dict)
-
-
-def _family(event_type: str) -> str:
-    return event_type.rsplit(".", 1)[0]
 
 
 class _Checker:
@@ -260,7 +225,7 @@ class _Checker:
         if problem is not None:
             self.report("PROD-EVT-2", problem)
         placed = isinstance(event_type, str) and self._in_place(event_type, event.get("sequence_number"))
-        if placed and problem is None and event_type in KNOWN:  # its fields are as its type says
+        if placed and problem is None and event_type in EVENTS:  # its fields are as its type says
             self._route(event["type"], event)
 
     def finish(self) -> None:
@@ -276,7 +241,7 @@ class _Checker:
             if event_type != "response.created":
                 self.report("PROD-LIFE-1", f"the first event is {event_type}, not response.created")
         if self.terminal is not None:
-            if event_type in TERMINAL:
+            if _ends(event_type):
                 self.report("PROD-LIFE-2", f"a second terminal event, after event {self.terminal}")
             else:
                 self.report("PROD-LIFE-3", f"{event_type} after the terminal event {self.terminal}")
@@ -290,20 +255,20 @@ class _Checker:
                     "PROD-SEQ-2", f"sequence_number {sequence} follows {self.sequence}: {missing} missing"
                 )
             self.sequence = sequence if self.sequence is None else max(self.sequence, sequence)
-        if event_type in TERMINAL:
+        if _ends(event_type):
             self.terminal = self.index
         return True
 
     # -- what the event says: sections 4 to 7 (valid events only) ------------
 
     def _route(self, event_type: str, event: dict[str, Any]) -> None:
-        if event_type in LIFECYCLE:
+        if EVENTS[event_type].lifecycle:
             self._lifecycle(event_type, event["response"])
         elif event_type == "response.output_item.added":
             self._item_added(event["item"], event["output_index"])
         elif event_type == "response.output_item.done":
             self._item_done(event["item"], event["output_index"])
-        elif _family(event_type) in ITEM_TYPES:
+        elif EVENTS[event_type].item_types:
             item = self._item(event_type, self._named(event))
             if item is not None:
                 self._item_event(item, event_type, event)
@@ -313,6 +278,9 @@ class _Checker:
             self.response_id = response["id"]
         elif response["id"] != self.response_id:  # PROD-LIFE-4
             self.report("PROD-LIFE-4", f"response id {response['id']!r}, not {self.response_id!r}")
+        unstated = _unstated(response)
+        if unstated:
+            self.report("PROD-LIFE-6", f"the response object: {'; '.join(unstated)}")
         if event_type != "response.completed":
             return
         open_items = [item_id for item_id, item in self.items.items() if not item.done]
@@ -355,21 +323,21 @@ class _Checker:
                 "PROD-ITEM-3",
                 f"output_index {event['output_index']} for item {event['item_id']!r} at {item.output_index}",
             )
-        if item.type not in ITEM_TYPES[_family(event_type)]:
+        if item.type not in EVENTS[event_type].item_types:
             self.report("PROD-ITEM-5", f"{event_type} for {item.type} item {event['item_id']!r}")
             return None
         return item
 
     def _item_event(self, item: _Item, event_type: str, event: dict[str, Any]) -> None:
-        family = _family(event_type)
-        if family in PARTS:
-            index = event[PARTS[family]]
-            if event_type.endswith(".added"):
-                self._part_added(item, family, index)
+        kind = EVENTS[event_type]
+        if kind.family in PARTS and kind.index is not None:
+            index = event[kind.index]
+            if kind.step == "added":
+                self._part_added(item, kind.family, index)
             else:
-                self._part_done(item, family, index, event["part"])
-        elif family in TEXTS:
-            self._text_event(item, family, event_type, event)
+                self._part_done(item, kind.family, index, event["part"])
+        elif kind.text is not None:
+            self._text_event(item, kind, event, event[kind.text])
 
     def _part_added(self, item: _Item, family: str, index: int) -> None:
         expected = item.opened.get(family, 0)
@@ -386,36 +354,36 @@ class _Checker:
             return
         del item.open[family]
         for (text_family, text_index), text in item.texts.items():
-            in_part = family in (TEXTS[text_family].part, OPEN_PART.get(text_family))
-            if in_part and text_index == index and text.complete is None:
+            if text.part == family and text_index == index and text.complete is None:
                 self.report("PROD-TEXT-1", f"part {index} closes before its {text_family}.done")
         self._agrees(item, part, f"the done part {index}", index)
 
-    def _text_event(self, item: _Item, family: str, event_type: str, event: dict[str, Any]) -> None:
-        spec = TEXTS[family]
-        index = None if spec.index is None else event.get(spec.index, 0)
-        if spec.part is not None and item.open.get(spec.part) != index:
+    def _text_event(self, item: _Item, kind: EventType, event: dict[str, Any], value: str) -> None:
+        """`value`: the event's text (`kind.text`), a piece of it or the whole."""
+        family, event_type = kind.family, kind.name
+        index = None if kind.index is None else event.get(kind.index, 0)
+        if kind.part is not None and kind.part_required and item.open.get(kind.part) != index:
             self.report("PROD-PART-2", f"{event_type} for part {index}, which is not open")
             return
         begun = (family, index) in item.texts
-        if spec.start is not None and begun == event_type.endswith(".added"):
+        if family in STARTED and begun == (kind.step == "added"):
             where = "again after" if begun else "before"
-            self.report("PROD-CALLTYPE-1", f"{event_type} {where} {family}.added of {spec.index} {index}")
+            self.report("PROD-CALLTYPE-1", f"{event_type} {where} {family}.added of {kind.index} {index}")
             if begun:  # a second beginning: its text is not taken
                 return
-        text = item.texts.setdefault((family, index), _Text())
-        if event_type.endswith(".added") and spec.start is not None:
-            text.deltas.append(event[spec.start])
-        elif event_type.endswith(".delta"):
+        text = item.texts.setdefault((family, index), _Text(kind.part))
+        if kind.step == "added":
+            text.deltas.append(value)
+        elif kind.step == "delta":
             if text.complete is not None:
                 self.report("PROD-TEXT-1", f"{event_type} after {family}.done")
                 return
-            text.deltas.append(event["delta"])
-        elif event_type.endswith(".done"):
+            text.deltas.append(value)
+        elif kind.step == "done":
             if text.complete is not None:
                 self.report("PROD-TEXT-1", f"a second {event_type}")
                 return
-            text.complete = event[spec.complete]
+            text.complete = value
             joined = "".join(text.deltas)
             if text.deltas and joined != text.complete:
                 self.report("PROD-TEXT-2", f"{event_type} states {text.complete!r}, the deltas {joined!r}")
@@ -451,23 +419,28 @@ class _Checker:
                 for index, part in enumerate(parts if isinstance(parts, list) else []):
                     if _stated_text(part) is not None:
                         self._agrees(item, part, f"{key} part {index} of the done item", index)
-        elif item.type in CALL_TEXT:
-            text_family, name = CALL_TEXT[item.type]
-            self._compare(item, text_family, None, done[name], f"the done item's {name}")
+        elif item.type in ITEM_TEXTS and not ITEM_TEXTS[item.type].preview:  # a call's arguments or input
+            stated = ITEM_TEXTS[item.type]
+            self._compare(
+                item,
+                stated.family,
+                None,
+                _at(done, stated.item_path),
+                f"the done item's {'.'.join(stated.item_path)}",
+            )
             for name in ("call_id", "name"):
                 if done[name] != item.announced[name]:
                     self.report(
                         "PROD-DONE-1",
                         f"the done item's {name} is {done[name]!r}, announced {item.announced[name]!r}",
                     )
-        elif item.type in CATALOGUE_PREVIEWS:
+        elif item.type in ITEM_TEXTS:
             self._catalogue_done(item, done)
 
     def _catalogue_done(self, item: _Item, done: dict[str, Any]) -> None:
         """PROD-CALLTYPE-2: a done apply_patch or shell call states what its previews streamed."""
-        family, container, field_name = CATALOGUE_PREVIEWS[item.type]
-        stated = done.get(container)
-        value = stated.get(field_name) if isinstance(stated, dict) else None
+        preview = ITEM_TEXTS[item.type]
+        family, value = preview.family, _at(done, preview.item_path)
         if done.get("call_id") != item.announced.get("call_id"):
             self.report(
                 "PROD-CALLTYPE-2",
@@ -482,18 +455,18 @@ class _Checker:
             else:
                 shown = value
             if shown != text.complete:
-                what = f"{container}.{field_name}" + ("" if index is None else f"[{index}]")
+                what = ".".join(preview.item_path) + ("" if index is None else f"[{index}]")
                 self.report(
                     "PROD-CALLTYPE-2",
                     f"the done item's {what} is {shown!r}, {family}.done stated {text.complete!r}",
                 )
 
     def _agrees(self, item: _Item, part: dict[str, Any], what: str, index: int) -> None:
-        if part["type"] in PART_TEXT:
-            text_family, name = PART_TEXT[part["type"]]
+        if part["type"] in PART_TEXTS:
+            text_family, name = PART_TEXTS[part["type"]]
             self._compare(item, text_family, index, part[name], f"{what}'s {name}")
 
-    def _compare(self, item: _Item, family: str, index: int | None, stated: str, what: str) -> None:
+    def _compare(self, item: _Item, family: str, index: int | None, stated: object, what: str) -> None:
         """PROD-DONE-1: a complete state against the text's `.done`, when it came."""
         text = item.texts.get((family, index))
         if text is not None and text.complete is not None and stated != text.complete:

@@ -42,9 +42,10 @@ from typing import Any, TypeVar
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from streamroute.conformance.event_types import event_types, lifecycle_types, terminal_types
 from streamroute.reference.sse import DONE
 
-from .checker import LIFECYCLE, TERMINAL, Format
+from .checker import Format
 
 Report = tuple[int | None, str]  # an event's index (None: the end of the stream), a requirement id
 
@@ -130,7 +131,7 @@ class Draft:
 
     def terminal(self) -> Entry | None:
         """The first terminal event, if any."""
-        return next((e for e in self.entries if e.type in TERMINAL), None)
+        return next((e for e in self.entries if e.type in terminal_types()), None)
 
     def checked_until(self) -> int:
         """The index of the terminal event: the events up to it are checked (PROD-LIFE-3)."""
@@ -182,6 +183,14 @@ def _pieces(draw: st.DrawFn, text: str) -> list[str]:
     return [text[start:end] for start, end in itertools.pairwise(bounds)]
 
 
+def _field(event_type: str, member: str) -> str:
+    """The field an event type's `x-routing` annotation names as its `text` or `index`."""
+    named = getattr(event_types()[event_type], member)
+    if not isinstance(named, str):
+        raise ValueError(f"spec/event.schema.json: {event_type} has no {member}")
+    return named
+
+
 class _Timeline:
     """The events of one item, built in order."""
 
@@ -203,7 +212,8 @@ class _Timeline:
         self.entries.append(entry)
         return entry
 
-    def text(self, draw: st.DrawFn, family: str, complete: str, value: str, **index: int) -> Text:
+    def text(self, draw: st.DrawFn, family: str, value: str, **index: int) -> Text:
+        complete = _field(f"{family}.done", "text")
         pieces = draw(_pieces(value))
         deltas = [self.event(f"{family}.delta", **index, delta=piece) for piece in pieces]
         # A text without deltas may come only in its complete states.
@@ -225,14 +235,13 @@ class _Timeline:
         self.texts.append(text)
         return text
 
-    def part(
-        self, draw: st.DrawFn, family: str, index_field: str, empty: dict[str, Any], text_family: str
-    ) -> Part:
+    def part(self, draw: st.DrawFn, family: str, empty: dict[str, Any], text_family: str) -> Part:
         """A part whose text is stated in its field of the same name as the `.done`'s."""
+        index_field = _field(f"{family}.added", "index")
         index = sum(part.family == family for part in self.parts)
         name = next(key for key in empty if key != "type")
         added = self.event(f"{family}.added", **{index_field: index}, part=empty)
-        text = self.text(draw, text_family, name, draw(TEXTS), **{index_field: index})
+        text = self.text(draw, text_family, draw(TEXTS), **{index_field: index})
         done = self.event(f"{family}.done", **{index_field: index}, part={**empty, name: text.value})
         part = Part(family, index_field, index, added, done, text)
         text.part = part
@@ -254,7 +263,7 @@ def _message(draw: st.DrawFn, item_id: str, output_index: int) -> Item:
     ):
         family = "response.output_text" if kind == "output_text" else "response.refusal"
         name = "text" if kind == "output_text" else "refusal"
-        part = timeline.part(draw, "response.content_part", "content_index", {"type": kind, name: ""}, family)
+        part = timeline.part(draw, "response.content_part", {"type": kind, name: ""}, family)
         if kind == "output_text" and draw(st.booleans()):  # inside the part, before it closes
             annotation = {
                 "annotation_index": 0,
@@ -273,12 +282,12 @@ def _reasoning(draw: st.DrawFn, item_id: str, output_index: int) -> Item:
     for _ in range(draw(st.integers(0, 2))):
         empty = {"type": "summary_text", "text": ""}
         part = timeline.part(
-            draw, "response.reasoning_summary_part", "summary_index", empty, "response.reasoning_summary_text"
+            draw, "response.reasoning_summary_part", empty, "response.reasoning_summary_text"
         )
         summary.append({"type": "summary_text", "text": part.text.value})
     done: dict[str, Any] = {"id": item_id, "type": "reasoning", "summary": summary}
     if draw(st.booleans()):
-        text = timeline.text(draw, "response.reasoning_text", "text", draw(TEXTS), content_index=0)
+        text = timeline.text(draw, "response.reasoning_text", draw(TEXTS), content_index=0)
         done["content"] = [{"type": "reasoning_text", "text": text.value}]
     return timeline.finish("reasoning", done)
 
@@ -286,13 +295,14 @@ def _reasoning(draw: st.DrawFn, item_id: str, output_index: int) -> Item:
 def _call(draw: st.DrawFn, item_id: str, output_index: int, kind: str) -> Item:
     if kind == "function_call":
         name = draw(st.sampled_from(("get_weather", "search_docs")))
-        family, complete, value = "response.function_call_arguments", "arguments", json.dumps(draw(ARGUMENTS))
+        family, value = "response.function_call_arguments", json.dumps(draw(ARGUMENTS))
     else:
-        name, family, complete, value = "apply_patch", "response.custom_tool_call_input", "input", draw(TEXTS)
+        name, family, value = "apply_patch", "response.custom_tool_call_input", draw(TEXTS)
+    stated = event_types()[f"{family}.done"].item_path[0]  # the item's field stating the call's text
     call = {"id": item_id, "type": kind, "call_id": f"call_{output_index}", "name": name}
-    timeline = _Timeline(item_id, output_index, {**call, complete: "", "status": "in_progress"})
-    text = timeline.text(draw, family, complete, value)
-    return timeline.finish(kind, {**call, complete: text.value, "status": "completed"})
+    timeline = _Timeline(item_id, output_index, {**call, stated: "", "status": "in_progress"})
+    text = timeline.text(draw, family, value)
+    return timeline.finish(kind, {**call, stated: text.value, "status": "completed"})
 
 
 def _hosted(draw: st.DrawFn, item_id: str, output_index: int, kind: str) -> Item:
@@ -306,11 +316,11 @@ def _hosted(draw: st.DrawFn, item_id: str, output_index: int, kind: str) -> Item
     if kind == "web_search_call":
         timeline.event("response.web_search_call.searching")
     elif kind == "code_interpreter_call":
-        done["code"] = timeline.text(draw, "response.code_interpreter_call_code", "code", draw(TEXTS)).value
+        done["code"] = timeline.text(draw, "response.code_interpreter_call_code", draw(TEXTS)).value
         timeline.event("response.code_interpreter_call.interpreting")
     else:
         value = json.dumps(draw(ARGUMENTS))
-        done["arguments"] = timeline.text(draw, "response.mcp_call_arguments", "arguments", value).value
+        done["arguments"] = timeline.text(draw, "response.mcp_call_arguments", value).value
     timeline.event(f"response.{kind}.completed")
     return timeline.finish(kind, done)
 
@@ -321,7 +331,7 @@ def _apply_patch(draw: st.DrawFn, item_id: str, output_index: int) -> Item:
     timeline = _Timeline(
         item_id, output_index, {**call, "status": "in_progress", "operation": {**operation, "diff": ""}}
     )
-    diff = timeline.text(draw, "response.apply_patch_call_operation_diff", "diff", draw(TEXTS)).value
+    diff = timeline.text(draw, "response.apply_patch_call_operation_diff", draw(TEXTS)).value
     return timeline.finish(
         "apply_patch_call", {**call, "status": "completed", "operation": {**operation, "diff": diff}}
     )
@@ -402,7 +412,9 @@ def _lifecycle(event_type: str, response_id: str, status: str, output: list[Any]
     response: dict[str, Any] = {
         "id": response_id,
         "object": "response",
+        "created_at": 1764505140,
         "status": status,
+        "model": "gpt-5.1",
         "output": output or [],
     }
     if status == "failed":
@@ -480,43 +492,37 @@ def _other_text(draw: st.DrawFn, text: str) -> str:
     return draw(st.sampled_from([other for other in others if other != text]))
 
 
-# One valid event of each item event family, less item_id and output_index, and the item types it
-# may name (PROD-ITEM-5).
-ITEM_EVENTS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
-    "response.output_text.delta": (("message",), {"content_index": 0, "delta": "x"}),
-    "response.output_text.annotation.added": (
-        ("message",),
-        {
-            "content_index": 0,
-            "annotation_index": 0,
-            "annotation": {"type": "url_citation", "url": "https://x.y/"},
-        },
-    ),
-    "response.refusal.delta": (("message",), {"content_index": 0, "delta": "no"}),
-    "response.content_part.added": (
-        ("message", "reasoning"),
-        {"content_index": 0, "part": {"type": "output_text", "text": ""}},
-    ),
-    "response.reasoning_summary_part.added": (
-        ("reasoning",),
-        {"summary_index": 0, "part": {"type": "summary_text", "text": ""}},
-    ),
-    "response.reasoning_summary_text.delta": (("reasoning",), {"summary_index": 0, "delta": "x"}),
-    "response.reasoning_text.delta": (("reasoning",), {"content_index": 0, "delta": "x"}),
-    "response.function_call_arguments.delta": (("function_call",), {"delta": "{"}),
-    "response.custom_tool_call_input.delta": (("custom_tool_call",), {"delta": "x"}),
-    "response.mcp_call_arguments.delta": (("mcp_call",), {"delta": "{"}),
-    "response.code_interpreter_call_code.delta": (("code_interpreter_call",), {"delta": "x"}),
-    "response.apply_patch_call_operation_diff.delta": (("apply_patch_call",), {"delta": "@@"}),
-    "response.web_search_call.searching": (("web_search_call",), {}),
-    "response.file_search_call.searching": (("file_search_call",), {}),
-    "response.mcp_call.completed": (("mcp_call",), {}),
+# One valid event of each item event family, less item_id and output_index; the item types each
+# may name are the event schema's (PROD-ITEM-5).
+ITEM_EVENTS: dict[str, dict[str, Any]] = {
+    "response.output_text.delta": {"content_index": 0, "delta": "x"},
+    "response.output_text.annotation.added": {
+        "content_index": 0,
+        "annotation_index": 0,
+        "annotation": {"type": "url_citation", "url": "https://x.y/"},
+    },
+    "response.refusal.delta": {"content_index": 0, "delta": "no"},
+    "response.content_part.added": {"content_index": 0, "part": {"type": "output_text", "text": ""}},
+    "response.reasoning_summary_part.added": {
+        "summary_index": 0,
+        "part": {"type": "summary_text", "text": ""},
+    },
+    "response.reasoning_summary_text.delta": {"summary_index": 0, "delta": "x"},
+    "response.reasoning_text.delta": {"content_index": 0, "delta": "x"},
+    "response.function_call_arguments.delta": {"delta": "{"},
+    "response.custom_tool_call_input.delta": {"delta": "x"},
+    "response.mcp_call_arguments.delta": {"delta": "{"},
+    "response.code_interpreter_call_code.delta": {"delta": "x"},
+    "response.apply_patch_call_operation_diff.delta": {"delta": "@@"},
+    "response.web_search_call.searching": {},
+    "response.file_search_call.searching": {},
+    "response.mcp_call.completed": {},
 }
 
 
 def _item_event(event_type: str, item_id: str, output_index: int) -> Entry:
     return _entry(
-        event_type, item_id=item_id, output_index=output_index, **copy.deepcopy(ITEM_EVENTS[event_type][1])
+        event_type, item_id=item_id, output_index=output_index, **copy.deepcopy(ITEM_EVENTS[event_type])
     )
 
 
@@ -545,7 +551,7 @@ def _late_copies(draft: Draft) -> list[Entry]:
 def _first_event(draw: st.DrawFn, draft: Draft) -> str | None:
     entries = draft.entries
     ways = ["no response.created", "an event before it"]
-    ways += ["swapped with the next"] if entries[1].type not in TERMINAL else []
+    ways += ["swapped with the next"] if entries[1].type not in terminal_types() else []
     way = draw(st.sampled_from(ways))
     if way == "no response.created":
         del entries[0]
@@ -567,7 +573,7 @@ def _terminal_events(draw: st.DrawFn, draft: Draft) -> str | None:
         draft.end.add("PROD-LIFE-2")
         return "PROD-LIFE-2: no terminal event"
     second = _copy(terminal)
-    status = draw(st.sampled_from(sorted(TERMINAL)))
+    status = draw(st.sampled_from(sorted(terminal_types())))
     assert second.event is not None
     second.event["type"] = status
     second.event["response"]["status"] = status.removeprefix("response.")
@@ -608,7 +614,7 @@ def _completed_output(draw: st.DrawFn, draft: Draft) -> str | None:
 
 def _response_ids(draw: st.DrawFn, draft: Draft) -> str | None:
     checked = draft.entries[: draft.checked_until() + 1]
-    lifecycle = [entry for entry in checked if entry.type in LIFECYCLE and entry.event is not None]
+    lifecycle = [entry for entry in checked if entry.type in lifecycle_types() and entry.event is not None]
     if len(lifecycle) < 2:
         return None
     target = draw(st.sampled_from(lifecycle[1:]))  # the first one states the id
@@ -618,11 +624,39 @@ def _response_ids(draw: st.DrawFn, draft: Draft) -> str | None:
     return f"PROD-LIFE-4: {target.type} carries another response id"
 
 
+# How a producer misstates a member of the response object (PROD-LIFE-6); ABSENT: leaves it out.
+ABSENT = object()
+MISSTATED: dict[str, tuple[object, ...]] = {
+    "object": (ABSENT, "chat.completion", None),
+    "created_at": (ABSENT, "2025-12-01T12:19:00Z", None, True),
+    "model": (ABSENT, None, 5),
+}
+
+
+def _response_fields(draw: st.DrawFn, draft: Draft) -> str | None:
+    checked = draft.entries[: draft.checked_until() + 1]
+    lifecycle = [entry for entry in checked if entry.type in lifecycle_types() and entry.event is not None]
+    if not lifecycle:
+        return None
+    target = draw(st.sampled_from(lifecycle))
+    assert target.event is not None
+    response = target.event["response"]
+    members = draw(st.lists(st.sampled_from(sorted(MISSTATED)), min_size=1, max_size=3, unique=True))
+    for member in members:
+        value = draw(st.sampled_from(MISSTATED[member]))
+        if value is ABSENT:
+            del response[member]
+        else:
+            response[member] = value
+    target.rules.append("PROD-LIFE-6")
+    return f"PROD-LIFE-6: {target.type} misstates {', '.join(members)}"
+
+
 def _after_terminal(draw: st.DrawFn, draft: Draft) -> str | None:
     terminal = draft.terminal()
     if terminal is None:
         return None
-    sources = [entry for entry in _late_copies(draft) if entry.type not in TERMINAL]
+    sources = [entry for entry in _late_copies(draft) if entry.type not in terminal_types()]
     late = [
         _copy(draw(st.sampled_from(sources))) if bool(sources) and draw(st.booleans()) else _extra(draw)
         for _ in range(draw(st.integers(1, 2)))
@@ -740,7 +774,9 @@ def _wrong_item_type(draw: st.DrawFn, draft: Draft) -> str | None:
     if picked is None:
         return None
     _, item, _ = picked
-    event_type = draw(st.sampled_from([t for t, (kinds, _) in ITEM_EVENTS.items() if item.kind not in kinds]))
+    event_type = draw(
+        st.sampled_from([t for t in ITEM_EVENTS if item.kind not in event_types()[t].item_types])
+    )
     entry = _item_event(event_type, item.id, item.output_index)
     if not draft.place(draw, entry, after=item.added, before=draft.open_until(item)):
         return None
@@ -1050,6 +1086,7 @@ EVENT_FAULTS: dict[str, Planter] = {
     "PROD-LIFE-2": _terminal_events,
     "PROD-LIFE-5": _completed_output,
     "PROD-LIFE-4": _response_ids,
+    "PROD-LIFE-6": _response_fields,
     "PROD-LIFE-3": _after_terminal,
     "PROD-ITEM-2": _output_indexes,
     "PROD-ITEM-3": _item_output_index,

@@ -45,13 +45,16 @@ from pathlib import Path
 from typing import Any
 
 from streamroute.conformance.arguments import Refused, read_arguments
+from streamroute.conformance.event_types import event_types, lifecycle_types, terminal_types
 from streamroute.conformance.limits import loads
 from streamroute.reference.connection import is_step
 
-from .checker import LIFECYCLE, TERMINAL, Captured, Format, check_events, guess_format, read_jsonl, read_sse
+from .checker import Captured, Format, check_events, guess_format, read_jsonl, read_sse
 
-CALL_TYPES = {"function_call": "function", "custom_tool_call": "custom"}
-TEXT_FIELDS = {"function": "arguments", "custom": "input"}
+# The calls whose arguments or input stream (spec/core.md section 5.1): item type -> the tool_type of
+# its tool.call, and tool_type -> the done item's field that states the arguments or input.
+CALL_TYPES = {e.item_types[0]: e.tool_type for e in event_types().values() if e.tool_type and not e.preview}
+TEXT_FIELDS = {e.tool_type: e.item_path[0] for e in event_types().values() if e.tool_type and not e.preview}
 # Items the client never acts on: no outcome of their own (CORE-CALL-9, and the answer's parts).
 NO_CALL = frozenset({"message", "reasoning", "web_search_call", "file_search_call", "code_interpreter_call",
                      "image_generation_call", "mcp_call", "mcp_list_tools"})  # fmt: skip
@@ -108,13 +111,13 @@ def responses(events: list[Any]) -> list[list[Any]]:
             groups.append([])
             ended = False
         groups[-1].append(event)
-        ended = ended or _type(event) in TERMINAL
+        ended = ended or _type(event) in terminal_types()
     return [group for group in groups if group]
 
 
 def _terminal(events: list[Any]) -> tuple[int, dict[str, Any]]:
     for index, event in enumerate(events):
-        if _type(event) in TERMINAL:
+        if _type(event) in terminal_types():
             response = event.get("response")
             if isinstance(response, dict) and isinstance(response.get("output"), list):
                 return index, response
@@ -162,7 +165,7 @@ def expectation(events: list[Any], items_decided: bool = True) -> _Expectation:
     calls_done: set[Any] = set()
     for index, event in enumerate(events[: end + 1]):
         kind = _type(event)
-        if kind in LIFECYCLE:
+        if kind in lifecycle_types():
             response = _object(event.get("response"))
             expected.add(index, "lifecycle", event=kind[len("response.") :], response_id=response.get("id"))
             if kind == "response.failed":
@@ -241,7 +244,7 @@ def vector(events: list[Any], vector_id: str, source: str) -> dict[str, Any]:
     violations = check_events(events)
     for violation in violations:  # an event's own shape: a lifecycle event a router may not read
         at, requirement = violation.at, violation.requirement
-        if at is not None and _type(events[at]) in LIFECYCLE and requirement.startswith("PROD-EVT-"):
+        if at is not None and _type(events[at]) in lifecycle_types() and requirement.startswith("PROD-EVT-"):
             raise VectorizeError(
                 f"event {at} ({_type(events[at])}) breaks {requirement}: "
                 "how a router ends a response whose lifecycle events are malformed is not in its final "
@@ -346,15 +349,15 @@ def _turns(events: list[Any]) -> tuple[list[Any], list[_Turn]]:
         turn.at.append(len(entries))
         turn.events.append(event)
         entries.append(event)
-        if event["type"] in TERMINAL:
+        if event["type"] in terminal_types():
             del in_flight[lane]
     return entries, turns
 
 
 def _placed(turn: _Turn) -> _Expectation:
     """A turn's expectation at the vector's indexes, its end at its terminal event (SESSION-TURN-3),
-    each outcome naming its lane and its response (SESSION-TURN-1): a producer-clean turn begins with
-    `response.created`, which states the response's id."""
+    each outcome naming its lane and its response (SESSION-TURN-1, SESSION-TURN-6): a producer-clean
+    turn begins with `response.created`, which states the response's id."""
     own = expectation(turn.events)
     response_id = _object(turn.events[0].get("response")).get("id")
     placed = _Expectation(undecided=own.undecided)
@@ -366,15 +369,15 @@ def _placed(turn: _Turn) -> _Expectation:
 
 def session_vector(events: list[Any], vector_id: str, source: str) -> dict[str, Any]:
     """A recorded WebSocket session as one `session` vector (spec/session.md): each turn's outcomes
-    from its own final response, carrying its lane and response (SESSION-TURN-1), and its end at
-    its terminal event (SESSION-TURN-3)."""
+    from its own final response, carrying its lane and response (SESSION-TURN-1, SESSION-TURN-6), and
+    its end at its terminal event (SESSION-TURN-3)."""
     for index, event in enumerate(events):
         why = _unstated(index, event)
         if why is not None:
             raise VectorizeError(why)
     entries, turns = _turns(events)
     for number, turn in enumerate(turns, 1):
-        if _type(turn.events[-1]) not in TERMINAL:
+        if _type(turn.events[-1]) not in terminal_types():
             raise VectorizeError(
                 f"turn {number} (from event {turn.first}) has no terminal event: it states no final response"
             )
@@ -403,7 +406,7 @@ def session_vector(events: list[Any], vector_id: str, source: str) -> dict[str, 
         entries,
         expected,
         kinds=(*DECIDED, "connection.closed"),
-        spec=["SESSION-TURN-1", "SESSION-TURN-3"]
+        spec=["SESSION-TURN-1", "SESSION-TURN-3", "SESSION-TURN-6"]
         + (["SESSION-TURN-2"] if len(turns) > 1 else [])
         + (["SESSION-LANE-1"] if len(lanes) > 1 else []),
     )

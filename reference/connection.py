@@ -38,7 +38,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from .router import Outcome, Router
+from .router import Router
+from .types import Outcome, error_outcome
 
 SteerState = Literal["requested", "accepted", "pending", "committed", "failed", "unknown"]
 SteerTrigger = Literal["accept", "hold", "commit", "fail", "lose"]
@@ -74,7 +75,7 @@ class Turn:
     response_id: str | None = None
 
     def tagged(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
-        """SESSION-TURN-1: a turn's outcomes name its lane and its response."""
+        """SESSION-TURN-1, SESSION-TURN-6: a turn's outcomes name its lane and its response."""
         return [{**outcome, "stream_id": self.lane, "response_id": self.response_id} for outcome in outcomes]
 
 
@@ -104,7 +105,8 @@ def is_step(entry: object) -> bool:
 
 
 def _error(code: str, message: str, lane: Lane = None) -> Outcome:
-    return {"kind": "error", "code": code, "message": message, "stream_id": lane, "response_id": None}
+    """An `error` outcome of the connection, naming its lane or none (spec/session.md section 4)."""
+    return {**error_outcome(code, message), "stream_id": lane, "response_id": None}
 
 
 def _error_code(event: dict[str, Any]) -> str | None:
@@ -227,7 +229,7 @@ class Connection:
     def _route(self, turn: Turn, event: dict[str, Any]) -> list[Outcome]:
         response = event.get("response")
         response_id = response.get("id") if isinstance(response, dict) else None
-        if turn.response_id is None and isinstance(response_id, str):  # SESSION-TURN-1
+        if turn.response_id is None and isinstance(response_id, str):  # SESSION-TURN-6
             turn.response_id = response_id
             self._response_lanes[response_id] = turn.lane
         outcomes = turn.tagged(turn.router.feed(event))
@@ -290,7 +292,7 @@ class Connection:
         ]
 
     def _move(self, steer: Steer, trigger: SteerTrigger, fields: dict[str, Any]) -> Outcome:
-        """SESSION-STEER-9: one move of the table, and the one outcome it produces."""
+        """SESSION-STEER-9, SESSION-STEER-10: one move of the table, and the one outcome it produces."""
         steer.state = TRANSITIONS[steer.state][trigger]
         steer.fields = fields
         return steer.outcome()

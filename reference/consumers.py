@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .patch import PatchError, PatchParser
+from .types import Payload
 
-Payload = dict[str, Any]
 ToolName = tuple[str | None, str]  # (namespace, name): how a custom call names its tool
 
 # CUSTOM-PATCH-4: at most one diff.update per this much stream time.

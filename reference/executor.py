@@ -46,7 +46,7 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
 from .ledger import UNFINISHED, Ledger, Record, State
-from .router import Outcome
+from .types import Outcome
 
 Trigger = Literal["accept", "reject", "cancel", "start", "return", "fail", "interrupt", "retract"]
 
@@ -147,7 +147,7 @@ def _validator_of(text: str) -> Validator:
 
 
 def _pointer(error: ValidationError) -> str:
-    """The JSON Pointer of a fault in the arguments (EXEC-CHECK-2)."""
+    """The JSON Pointer of a fault in the arguments (EXEC-CHECK-5)."""
     path = list(error.absolute_path)
     instance = error.instance
     if error.validator == "required" and isinstance(instance, dict):
@@ -159,6 +159,7 @@ def _pointer(error: ValidationError) -> str:
         patterns = schema.get("patternProperties", {})
         extra = [k for k in instance if k not in known and not any(re.search(p, k) for p in patterns)]
         path += extra[:1]
+    # RFC 6901 escaping, as the harness's schemas.json_pointer does: the reference imports no harness.
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
 
 
@@ -224,7 +225,7 @@ class Executor:
     # -- the stream ----------------------------------------------------------
 
     def feed(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
-        """A router's outcomes, each followed by the execution outcomes it causes (EXEC-FLOW-1)."""
+        """A router's outcomes, each followed by the execution outcomes it causes (EXEC-FLOW-1, -3)."""
         answer: list[Outcome] = []
         for outcome in outcomes:
             answer.append(outcome)
@@ -368,7 +369,7 @@ class Executor:
     # -- control steps -------------------------------------------------------
 
     def cancel(self) -> list[Outcome]:
-        """Cancel the turn (EXEC-CANCEL-1 .. -3)."""
+        """Cancel the turn (EXEC-CANCEL-1 .. -3, -5)."""
         self._turn.cancelled = True
         outcomes: list[Outcome] = []
         for call_id in self._turn.calls:

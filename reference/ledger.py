@@ -15,7 +15,6 @@ application with its own store implements the five methods of `Ledger`.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 from dataclasses import dataclass
@@ -54,7 +53,8 @@ class Record:
     retracted: bool = False  # the router withdrew the call after the executor took it
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), ensure_ascii=False, sort_keys=True)
+        # Its fields as they are: `dataclasses.asdict` would deep-copy them only to be serialized.
+        return json.dumps(vars(self), ensure_ascii=False, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> Record:

@@ -7,38 +7,47 @@ outcomes it causes; `close()` ends the stream and returns the last ones. No
 sockets, threads or clocks, so every behaviour is a pure function of the
 events, which is what makes the vectors exact.
 
-All state that affects routing lives in this module:
+All state that affects routing lives in this module, in five state machines:
+their transition tables follow this comment, and the spec has the same ones
+(spec/core.md section 8a, spec/custom-tools.md section 2; tests/test_states.py
+keeps them equal). Each maps a state to the events that move it out of it and
+the state each leads to; every change of state goes through `_move`, which
+looks it up there. An event a state does not list leaves it as it is (a
+delta to a STREAMING part) or is refused before anything moves (a delta to a
+DONE part, as the handlers below say).
 
-* the stream: OPEN until the first terminal event, then TERMINAL with an end
-  status; `close()` makes it CLOSED. After TERMINAL, every event is refused;
-  after CLOSED, every event is ignored without an outcome.
-* one `Item` per announced output item, keyed by item id. An item is OPEN
-  until its `response.output_item.done`, then DONE. Within it:
-  - each text content part is a `Part`: deltas appended, then DONE at its
-    `.done` event or when the item is done. Its deltas are buffered up to
-    `MAX_BUFFERED_BYTES`; past it the buffer is dropped for good (`dropped`)
-    and the part is no longer compared (CORE-LIMIT-3);
-  - a call item has one `Part` for its arguments (function) or input
-    (custom). Its `complete` text is the arguments `.done` event's, then the
-    done item's when it states one (CORE-ARGS-5). Its deltas are buffered up
-    to `MAX_BUFFERED_BYTES`; the delta that would pass it resolves the call
-    as `tool.error` `too_large` and drops the buffer (CORE-LIMIT-1).
-  - a call item is *resolved* once it has produced its `tool.call` or
-    `tool.error`, which happens exactly once: at the item's done event (the
-    canonical point), at its arguments `.done` (option `arguments_done`), or
-    when the stream ends with the call still open. A call *called* at its
-    arguments `.done` is then confirmed by its done item, or retracted
-    (`error` `call_retracted`, CORE-CALL-12, -13, -14).
-* a catalogue call (`apply_patch_call`, `shell_call`, `local_shell_call`,
-  `computer_call`, `tool_search_call`, `mcp_approval_request`: spec/core.md
-  section 5.1) is an `Item` too, resolved once at its done item from that
-  item's fields alone; its streamed previews (operation diff, shell commands)
-  are passed on and never kept, each preview index a `Part` that is only ever
-  marked done. A shell call outside a local environment, or a tool search the
-  server executes, is *hosted*: it never produces a call, open or done.
-* the consumer slot of the custom-tools profile (spec/custom-tools.md): EMPTY,
-  or ACTIVE with one diff consumer bound to one custom call (its item and its
-  call id). Its transitions, all in this module:
+* the stream (`STREAM_TRANSITIONS`): OPEN until the first terminal event, then
+  TERMINAL, where every event is refused (CORE-LIFE-4); or STOPPED by an
+  `error` event under the option `error_event: ends_stream` (CORE-ERR-3);
+  `close()` makes it CLOSED. After STOPPED and CLOSED every event is ignored
+  without an outcome.
+* each announced output item (`ITEM_TRANSITIONS`), keyed by item id: OPEN
+  until its `response.output_item.done`, then DONE.
+* each text content part of a message, and each streamed preview of a
+  catalogue call, is a `Part` (`PART_TRANSITIONS`): OPEN, then STREAMING once
+  a delta is buffered, DONE at its `.done` event (or when its item is done).
+  Its deltas are buffered up to `MAX_BUFFERED_BYTES`; past it the buffer is
+  dropped for good (DROPPED) and the part is no longer compared (CORE-LIMIT-3).
+  A preview is never buffered: it is only ever marked done.
+* each call (`CALL_TRANSITIONS`), function or custom: ANNOUNCED, STREAMING
+  with its first delta, COMPLETE once its complete text is known (its
+  arguments `.done`, or its done item: CORE-ARGS-5), CALLED once it produced
+  its `tool.call`, and RESOLVED when nothing more comes of it. It produces its
+  one `tool.call` or `tool.error` (CORE-CALL-1) at its done item (the
+  canonical point), at its arguments `.done` (option `arguments_done`), or
+  when the stream ends with the call still open. A call CALLED at its
+  arguments `.done` is then confirmed by its done item, or retracted (`error`
+  `call_retracted`, CORE-CALL-12, -13, -14). The delta that would take its
+  buffer past `MAX_BUFFERED_BYTES` resolves it as `tool.error` `too_large`
+  and drops the buffer (TOO_LARGE, CORE-LIMIT-1). A catalogue call
+  (`apply_patch_call`, `shell_call`, `local_shell_call`, `computer_call`,
+  `tool_search_call`, `mcp_approval_request`: spec/core.md section 5.1) is a
+  call too, complete at its done item and resolved from that item's fields
+  alone. A shell call outside a local environment, or a tool search the
+  server executes, is *hosted*: no call at all, it never moves.
+* the consumer slot of the custom-tools profile (`SLOT_TRANSITIONS`,
+  spec/custom-tools.md): EMPTY, or ACTIVE with one diff consumer bound to one
+  custom call (its item and its call id). The events that move it:
 
     event                                        slot after
     ------------------------------------------   -----------------------------
@@ -63,36 +72,109 @@ All state that affects routing lives in this module:
   last `at_ms` seen (CUSTOM-TIME-1), never a clock.
 
 Each event type maps to one handler in `_ROUTES`. A handler first reads and
-checks every field it needs (raising `Violation`, which becomes one `error`
-outcome and leaves the state untouched), then looks up the event's item
-(CORE-EVT-8), then changes state and returns outcomes. The handlers of
-deltas, which are nearly every event of a stream, take the common case in
-place (a field of the expected type, an item found by its id) and leave
-anything else to the accessors of fields.py and the general lookup, which
-decide it and name what is wrong. Requirement ids in comments refer to
-spec/core.md and spec/custom-tools.md.
+checks every field it needs with the accessors of fields.py (raising
+`Violation`, which becomes one `error` outcome and leaves the state
+untouched), then looks up the event's item (CORE-EVT-8), then moves states
+and returns outcomes. Whatever else a handler raises is a bug of the router;
+`feed` contains it as an `error` too, since a router never raises on its
+input (CORE-EVT-2). What makes routing fast lives in fields.py, behind those
+accessors. Here there are three more pieces of speed, each said where it
+lives: `feed` checks an event's type by finding it in the routing table,
+and reads the stream time only when the router has consumers, the one
+reader of it; and a `Buffer` keeps its deltas in runs (`DELTAS_PER_RUN`).
+Requirement ids in comments refer to spec/core.md and spec/custom-tools.md.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import partial
+from typing import Any, Literal, TypeVar
 
-from .consumers import ConsumerRegistry, DiffConsumer, Finished, Payload
+from .consumers import ConsumerRegistry, DiffConsumer, Finished
 from .fields import (
-    JSONObject,
     Violation,
+    delta_fields,
+    index_or_zero,
+    item_reference,
+    label,
     loads_arguments,
+    natural,
     optional_index,
     optional_object,
     optional_str,
     required_object,
     required_str,
 )
+from .types import JSONObject, Outcome, Payload, error_outcome
 
-Outcome = dict[str, Any]
+# -- the state machines --------------------------------------------------------
+# state -> {event: the state it moves to}; `_move` is the one way a state changes.
+
+StreamState = Literal["OPEN", "TERMINAL", "STOPPED", "CLOSED"]
+StreamEvent = Literal["terminal", "stop", "close"]
+STREAM_TRANSITIONS: dict[StreamState, dict[StreamEvent, StreamState]] = {
+    "OPEN": {"terminal": "TERMINAL", "stop": "STOPPED", "close": "CLOSED"},  # CORE-LIFE-2, CORE-ERR-3
+    "TERMINAL": {"close": "CLOSED"},  # every event is refused (CORE-LIFE-4)
+    "STOPPED": {"close": "CLOSED"},  # every event is ignored (CORE-ERR-3)
+    "CLOSED": {},  # every event is ignored; `end` was the last outcome (CORE-LIFE-5)
+}
+
+ItemState = Literal["OPEN", "DONE"]
+ItemEvent = Literal["done"]
+ITEM_TRANSITIONS: dict[ItemState, dict[ItemEvent, ItemState]] = {
+    "OPEN": {"done": "DONE"},  # its output_item.done (CORE-ITEM-1, -6)
+    "DONE": {},  # every later event for it is refused (CORE-TEXT-6, CORE-CALL-1)
+}
+
+PartState = Literal["OPEN", "STREAMING", "DROPPED", "DONE"]
+PartEvent = Literal["delta", "overflow", "done"]
+PART_TRANSITIONS: dict[PartState, dict[PartEvent, PartState]] = {
+    "OPEN": {"delta": "STREAMING", "overflow": "DROPPED", "done": "DONE"},
+    "STREAMING": {"overflow": "DROPPED", "done": "DONE"},  # its .done compares (CORE-TEXT-2)
+    "DROPPED": {"done": "DONE"},  # deltas shown, no longer compared (CORE-LIMIT-3)
+    "DONE": {},  # a later delta or .done is refused (CORE-TEXT-6, -7, CORE-CALLTYPE-8)
+}
+
+CallState = Literal["ANNOUNCED", "STREAMING", "COMPLETE", "CALLED", "TOO_LARGE", "RESOLVED"]
+CallEvent = Literal["delta", "overflow", "complete", "call", "error", "confirm", "retract", "done"]
+CALL_TRANSITIONS: dict[CallState, dict[CallEvent, CallState]] = {
+    "ANNOUNCED": {"delta": "STREAMING", "overflow": "TOO_LARGE", "complete": "COMPLETE", "error": "RESOLVED"},
+    "STREAMING": {"overflow": "TOO_LARGE", "complete": "COMPLETE", "error": "RESOLVED"},  # CORE-ARGS-1
+    "COMPLETE": {"call": "CALLED", "error": "RESOLVED"},  # CORE-CALL-2, -5, CORE-CALL-8
+    "CALLED": {"confirm": "RESOLVED", "retract": "RESOLVED"},  # CORE-CALL-12, -13, -14
+    "TOO_LARGE": {"complete": "RESOLVED", "done": "RESOLVED"},  # CORE-LIMIT-1, its .done and item: -6
+    "RESOLVED": {},  # its one outcome is out (CORE-CALL-1)
+}
+# The states in which a call has produced its one tool.call or tool.error.
+_RESOLVED: frozenset[CallState] = frozenset({"CALLED", "TOO_LARGE", "RESOLVED"})
+
+SlotState = Literal["EMPTY", "ACTIVE"]
+SlotEvent = Literal["bind", "release", "fail", "drop"]
+SLOT_TRANSITIONS: dict[SlotState, dict[SlotEvent, SlotState]] = {
+    "EMPTY": {"bind": "ACTIVE"},  # a custom call announced, its tool has a consumer (CUSTOM-SLOT-2)
+    "ACTIVE": {
+        "release": "EMPTY",  # its call resolves: finished if a tool.call (CUSTOM-FIN-1, -4)
+        "fail": "EMPTY",  # its consumer raised (CUSTOM-FAIL-1)
+        "drop": "EMPTY",  # another call announced, or the response ends (CUSTOM-SLOT-2, -3, -5, END-1)
+    },
+}
+
+State = TypeVar("State", bound=str)
+Event = TypeVar("Event", bound=str)
+
+
+def _move(transitions: Mapping[State, Mapping[Event, State]], state: State, event: Event) -> State:
+    """The state `event` moves `state` to, by its machine's table. A move the table lacks
+    is a bug of this module, which `feed` reports (CORE-EVT-2)."""
+    return transitions[state][event]
+
+
+# -- the routing tables ----------------------------------------------------------
+
 ToolCallPoint = Literal["output_item_done", "arguments_done"]
 CallArguments = Literal["parsed", "json_text"]
 ErrorEvent = Literal["routed", "ends_stream"]
@@ -189,57 +271,54 @@ def _same_text(one: str, other: str) -> bool:
     return one == other or _comparable(one) == _comparable(other)
 
 
-# A Part keeps its deltas joined in runs of this many: a list of many small
-# strings costs several times their size, one string per run barely more.
-_RUN = 64
+# A Buffer keeps its deltas joined in runs of this many: a list of many small strings
+# costs several times their size (a Python str object has about 50 bytes of header), one
+# string per run barely more than its text. `streamroute bench` measures the peak memory
+# of routing 10 MiB of arguments in deltas of a few bytes.
+DELTAS_PER_RUN = 64
 
 
 @dataclass(slots=True)
-class Part:
-    """A stream of text: deltas until done, then its complete text.
+class Buffer:
+    """The deltas of one stream of text, kept only to be compared, once, with its first
+    complete source (CORE-ARGS-6, CORE-TEXT-2), then dropped.
 
-    The deltas are kept only to be compared, once, with the first complete
-    source (CORE-ARGS-6, CORE-TEXT-2), so they are never joined into one
-    string: `runs` holds them joined `_RUN` at a time, `recent` the last few,
-    and the comparison walks the runs. Then they are dropped: a later delta
-    is refused (CORE-ARGS-4, CORE-TEXT-6). Each is kept as `_measured` makes
-    it, so the comparison is of per-delta decoded text (CORE-TEXT-2).
+    They are never joined into one string: `runs` holds them joined `DELTAS_PER_RUN` at a
+    time, `recent` the last few, and the comparison walks the runs. Each is kept as
+    `_measured` makes it, so the comparison is of per-delta decoded text (CORE-TEXT-2).
+    An empty delta is a delta: it is kept, and then compared.
     """
 
     runs: list[str] = field(default_factory=list)
     recent: list[str] = field(default_factory=list)
-    received: bool = False  # a delta is buffered, if only an empty one
-    done: bool = False
-    complete: str | None = None
     size: int = 0  # UTF-8 bytes of the deltas buffered so far (CORE-LIMIT-1, -3)
-    dropped: bool = False  # the deltas passed the limit: nothing is buffered any more
 
     def append(self, delta: str) -> bool:
         """Buffer a delta; False when it takes the buffer past `MAX_BUFFERED_BYTES`, which
-        drops the buffer for good (CORE-LIMIT-1, -3)."""
+        empties it (CORE-LIMIT-1, -3): the caller moves its state to say so."""
         if delta.isascii():
-            self.size += len(delta)
+            size = self.size + len(delta)
         else:
-            delta, size = _measured(delta)
-            self.size += size
-        if self.size > MAX_BUFFERED_BYTES:
+            delta, measured = _measured(delta)
+            size = self.size + measured
+        if size > MAX_BUFFERED_BYTES:
             self.clear()
-            self.dropped = True
             return False
+        self.size = size
         recent = self.recent
         recent.append(delta)
-        if len(recent) == _RUN:
+        if len(recent) == DELTAS_PER_RUN:
             self.runs.append("".join(recent))
             recent.clear()
-        self.received = True
         return True
 
     def clear(self) -> None:
-        self.runs, self.recent, self.received = [], [], False
+        self.runs, self.recent = [], []
 
     def check(self, complete: str, what: str) -> list[Outcome]:
-        """Compare a complete source with the deltas received, then drop them (CORE-ARGS-6, CORE-TEXT-2)."""
-        if not self.received:
+        """Compare a complete source with the deltas buffered, if any, then drop them
+        (CORE-ARGS-6, CORE-TEXT-2)."""
+        if not self.runs and not self.recent:
             return []
         complete = _comparable(complete)
         at = 0
@@ -253,11 +332,20 @@ class Part:
                 return []
         joined = "".join(self.runs) + "".join(self.recent)
         self.clear()
-        return [_error("done_mismatch", f"{what} {complete!r} disagrees with its deltas {joined!r}")]
+        return [error_outcome("done_mismatch", f"{what} {complete!r} disagrees with its deltas {joined!r}")]
+
+
+@dataclass(slots=True)
+class Part(Buffer):
+    """A content part of a message, or a preview of a catalogue call (PART_TRANSITIONS)."""
+
+    state: PartState = "OPEN"
 
 
 @dataclass(slots=True)
 class Item:
+    """An announced output item (ITEM_TRANSITIONS); a call item is also a call (CALL_TRANSITIONS)."""
+
     id: str
     type: str
     output_index: int
@@ -265,19 +353,14 @@ class Item:
     name: str | None = None
     namespace: str | None = None
     status: str | None = None  # as its announcement states it; read from the done item only
-    done: bool = False
-    resolved: bool = False  # it has produced its tool.call or tool.error (CORE-CALL-1)
-    called: bool = False  # that outcome was a tool.call
-    hosted: bool = False  # a catalogue item the server runs, as its latest form says (CORE-CALLTYPE-4)
+    # Not a state: who runs a catalogue item, as its latest form says (CORE-CALLTYPE-4).
+    hosted: bool = False
     phase: str | None = None  # a message's, as its announcement states it (CORE-TEXT-9)
-    parts: dict[int, Part] = field(default_factory=dict)
-    arguments: Part = field(default_factory=Part)
-
-    def part(self, content_index: int) -> Part:
-        part = self.parts.get(content_index)
-        if part is None:
-            part = self.parts[content_index] = Part()
-        return part
+    state: ItemState = "OPEN"
+    call: CallState = "ANNOUNCED"
+    parts: defaultdict[int, Part] = field(default_factory=partial(defaultdict, Part))  # by content index
+    arguments: Buffer = field(default_factory=Buffer)  # a call's deltas (arguments or input)
+    complete: str | None = None  # a call's complete text, once one is known (CORE-ARGS-5)
 
 
 @dataclass(slots=True)
@@ -289,17 +372,6 @@ class Slot:
     consumer: DiffConsumer
 
 
-def _with_phase(outcome: Outcome, item: Item) -> Outcome:
-    """A text outcome with its message's phase, when the message states one (CORE-TEXT-9)."""
-    if item.phase is not None:
-        outcome["phase"] = item.phase
-    return outcome
-
-
-def _error(code: str | None, message: str) -> Outcome:
-    return {"kind": "error", "code": code, "message": message}
-
-
 def _consumer_outcome(kind: str, slot: Slot, payload: Payload) -> Outcome:
     """A consumer's payload as an outcome; the router's fields win (spec/custom-tools.md 1)."""
     outcome: Outcome = {"kind": kind, "item_id": slot.item.id, "call_id": slot.call_id}
@@ -309,7 +381,7 @@ def _consumer_outcome(kind: str, slot: Slot, payload: Payload) -> Outcome:
 
 def _call_error(code: str, message: str, item_id: str, call_id: str) -> Outcome:
     """An `error` about one call, which names it (CUSTOM-FAIL-1, CORE-CALL-12)."""
-    outcome = _error(code, message)
+    outcome = error_outcome(code, message)
     outcome.update(item_id=item_id, call_id=call_id)
     return outcome
 
@@ -454,49 +526,63 @@ class Router:
         self._arguments_as_text = call_arguments == "json_text"
         self._error_ends_stream = error_event == "ends_stream"
         self._correlate_by_index = item_correlation == "output_index"  # CORE-ITEM-10
-        self._stopped = False  # CORE-ERR-3: an error event ended the stream
+        self._stream: StreamState = "OPEN"
+        # Not a state: the status `end` states (CORE-LIFE-8), the terminal event's once
+        # there is one, "failed" after an error event before it, "truncated" otherwise.
+        self._end_status = "truncated"
         self._events_seen = 0
         self._now_ms = 0  # the stream time (CUSTOM-TIME-1)
-        self._slot: Slot | None = None  # the active diff consumer (CUSTOM-SLOT-1)
+        self._slot: Slot | None = None  # ACTIVE: its consumer; EMPTY: None (CUSTOM-SLOT-1)
         self._items: dict[str, Item] = {}
         self._item_at_output_index: dict[int, Item] = {}
         self._item_with_call_id: dict[str, Item] = {}
         self._called_ids: set[str] = set()
-        self._end_status: str | None = None  # set by the first terminal event
-        self._error_seen = False
-        self._closed = False
 
     # -- the two entry points ------------------------------------------------
 
+    @property
+    def stream_state(self) -> StreamState:
+        """Where the stream is in STREAM_TRANSITIONS."""
+        return self._stream
+
+    @property
+    def slot_state(self) -> SlotState:
+        """Where the consumer slot is in SLOT_TRANSITIONS: what it holds says it."""
+        return "EMPTY" if self._slot is None else "ACTIVE"
+
     def feed(self, event: object) -> list[Outcome]:
-        if self._closed or self._stopped:  # CORE-LIFE-5: end was the last outcome; CORE-ERR-3
+        stream = self._stream
+        if stream != "OPEN" and stream != "TERMINAL":  # STOPPED (CORE-ERR-3), CLOSED (CORE-LIFE-5)
             return []
         self._events_seen += 1
         try:
             if not isinstance(event, dict):
                 raise Violation("malformed_event", f"an event must be an object, got {type(event).__name__}")
-            at_ms = event.get("at_ms")  # CUSTOM-TIME-1: every object's valid at_ms, routed or not
-            if type(at_ms) is int and at_ms >= 0:  # a JSON integer (bool is not one)
-                self._now_ms = at_ms
-            event_type = event.get("type")
-            if type(event_type) is not str:
-                event_type = required_str(event, "type")
-            if self._end_status is not None:  # CORE-LIFE-4
+            if self._consumers and "at_ms" in event:  # only a consumer reads the stream time
+                self._now_ms = natural(event, "at_ms", self._now_ms)  # CUSTOM-TIME-1: routed or not
+            event_type: Any = event.get("type")  # any JSON value, until it is found or checked
+            try:  # only a string is found in the routing table: one that is needs no other check
+                route = _ROUTES.get(event_type)
+            except TypeError:  # a list or an object
+                route = None
+            if route is None:  # malformed unless a string; then unknown (CORE-EVT-3)
+                event_type, route = required_str(event, "type"), Router._unrouted
+            if stream == "TERMINAL":  # CORE-LIFE-4
                 raise Violation("event_after_terminal", f"{event_type} after the terminal event")
-            return _ROUTES.get(event_type, Router._unrouted)(self, event)
+            return route(self, event)
         except Violation as violation:
-            return [_error(violation.code, f"event {self._events_seen - 1}: {violation.message}")]
+            return [error_outcome(violation.code, f"event {self._events_seen - 1}: {violation.message}")]
+        except Exception as exc:  # CORE-EVT-2: a bug of the router is contained as well
+            message = f"event {self._events_seen - 1}: the router failed: {type(exc).__name__}: {exc}"
+            return [error_outcome("internal_error", message)]
 
     def close(self) -> list[Outcome]:
-        if self._closed:
+        if self._stream == "CLOSED":
             return []
-        self._closed = True
-        if self._end_status is None:  # the response ends here
-            outcomes = self._end_response()
-            status = "failed" if self._error_seen else "truncated"
-        else:
-            outcomes, status = [], self._end_status
-        outcomes.append({"kind": "end", "status": status})  # CORE-LIFE-5
+        ended = self._stream == "TERMINAL"
+        self._stream = _move(STREAM_TRANSITIONS, self._stream, "close")
+        outcomes = [] if ended else self._end_response()  # the response ends here
+        outcomes.append({"kind": "end", "status": self._end_status})  # CORE-LIFE-5
         return outcomes
 
     # -- lifecycle and errors ------------------------------------------------
@@ -523,11 +609,12 @@ class Router:
         if event_type == "response.failed":  # CORE-LIFE-3
             error = optional_object(response, "error") or {}
             outcomes.append(
-                _error(
+                error_outcome(
                     optional_str(error, "code", "response.error."),
                     optional_str(error, "message", "response.error.") or "the response failed",
                 )
             )
+        self._stream = _move(STREAM_TRANSITIONS, self._stream, "terminal")
         self._end_status = status  # CORE-LIFE-2
         return outcomes + self._end_response()
 
@@ -536,9 +623,10 @@ class Router:
         source, where = (nested, "error.") if nested is not None else (event, "")
         message = required_str(source, "message", where)
         code = optional_str(source, "code", where)
-        self._error_seen = True
-        self._stopped = self._error_ends_stream  # CORE-ERR-3: nothing after it is read
-        return [_error(code, message)]  # CORE-ERR-1
+        self._end_status = "failed"  # unless a terminal event follows (CORE-LIFE-8, CORE-ERR-4)
+        if self._error_ends_stream:  # CORE-ERR-3: nothing after it is read
+            self._stream = _move(STREAM_TRANSITIONS, self._stream, "stop")
+        return [error_outcome(code, message)]  # CORE-ERR-1
 
     # -- items ---------------------------------------------------------------
 
@@ -558,7 +646,7 @@ class Router:
             namespace=optional_str(item, "namespace", "item."),
             status=optional_str(item, "status", "item."),  # CORE-ITEM-9: read at done only
             hosted=_hosted(item_type, item),
-            phase=item["phase"] if type(item.get("phase")) is str else None,  # CORE-TEXT-9: only a label
+            phase=label(item, "phase"),  # CORE-TEXT-9: only a label, never malformed
         )
 
     def _register(self, item: Item) -> None:
@@ -572,15 +660,15 @@ class Router:
         if item.id in self._items:  # CORE-ITEM-5
             raise Violation("duplicate_event", f"item {item.id!r} was already announced")
         self._register(item)
-        if item.type == "custom_tool_call":  # CUSTOM-SLOT-2, CUSTOM-SLOT-5
+        if item.type == "custom_tool_call":  # CUSTOM-SLOT-2, -5, -6, -7
             return self._bind_consumer(item)
         if item.type == "function_call":  # CUSTOM-SLOT-3
-            self._slot = None
+            self._empty_slot("drop")
         return []  # CUSTOM-SLOT-4
 
     def _bind_consumer(self, item: Item) -> list[Outcome]:
         """Set the slot for a custom call just announced; the old consumer is dropped."""
-        self._slot = None
+        self._empty_slot("drop")
         factory = self._consumers.get((item.namespace, item.name)) if item.name is not None else None
         if factory is None or item.call_id is None:
             return []
@@ -588,8 +676,17 @@ class Router:
             consumer = factory()
         except Exception as exc:  # CUSTOM-FAIL-1: a plug-in may fail in any way
             return [_consumer_failed(item.id, item.call_id, exc)]
+        _move(SLOT_TRANSITIONS, self.slot_state, "bind")
         self._slot = Slot(item, item.call_id, consumer)
         return []
+
+    def _empty_slot(self, event: SlotEvent) -> Slot | None:
+        """Empty the slot, if it is ACTIVE, and return what it held."""
+        slot = self._slot
+        if slot is not None:
+            _move(SLOT_TRANSITIONS, "ACTIVE", event)
+            self._slot = None
+        return slot
 
     def _item_done(self, event: JSONObject) -> list[Outcome]:
         done = required_object(event, "item")
@@ -604,20 +701,21 @@ class Router:
                 "item_type_mismatch",
                 f"item {item.id!r} was announced as {item.type}, done as {stated.type}",
             )
-        elif item.done:  # CORE-CALL-1
+        elif item.state == "DONE":  # CORE-ITEM-14, CORE-CALL-1
             raise Violation("duplicate_event", f"item {item.id!r} is already done")
-        item.done = True
+        item.state = _move(ITEM_TRANSITIONS, item.state, "done")
         if item.type in CATALOGUE_CALL_TYPES:  # CUSTOM-FIN-2: the slot is left alone
             return self._catalogue_call(item, stated, done)
         if item.type not in CALL_TYPES:
             return []  # CUSTOM-FIN-2: another item's done leaves the slot alone
         # A call made at its arguments .done (CORE-CALL-8): this item confirms it, or not.
-        called = item.called
+        called = item.call == "CALLED"
         gains_namespace = item.namespace is None and stated.namespace is not None
         outcomes = self._confirm_identity(item, stated)
         if complete is not None:
             outcomes += self._complete_arguments(item, complete, "the done item's " + str(complete_field))
-        item.arguments.done = True
+            if item.call in ("ANNOUNCED", "STREAMING", "TOO_LARGE"):  # its first complete source
+                item.call = _move(CALL_TRANSITIONS, item.call, "complete")
         if called:  # every outcome so far is a done_mismatch
             if stated.status == "incomplete":  # CORE-CALL-12
                 outcomes.append(self._retracted(item, "its done item is incomplete"))
@@ -627,14 +725,19 @@ class Router:
             outcomes += self._resolve_as_error(item, "incomplete", "the call item is incomplete")
         else:
             outcomes += self._resolve(item)  # CORE-CALL-2
+        if item.call == "CALLED":  # made at its .done, or now: this item confirms it
+            item.call = _move(CALL_TRANSITIONS, item.call, "confirm")
+        elif item.call == "TOO_LARGE":
+            item.call = _move(CALL_TRANSITIONS, item.call, "done")
         # The call is resolved and every later event for it is refused before its text is
         # read (CORE-CALL-1, CORE-ARGS-4, -7): keep its identity, release its text.
-        item.arguments = Part(done=True)
+        item.arguments.clear()
+        item.complete = None
         return outcomes
 
     def _confirm_identity(self, item: Item, stated: Item) -> list[Outcome]:
         """CORE-CALL-4: what the announcement lacked comes from the done item; what it
-        stated stands, and a done item that states another is a done_mismatch."""
+        stated stands, and a done item that states another is a done_mismatch (CORE-CALL-17)."""
         outcomes: list[Outcome] = []
         for name in ("call_id", "name", "namespace"):
             first, again = getattr(item, name), getattr(stated, name)
@@ -643,15 +746,18 @@ class Router:
                 if name == "call_id" and again is not None:
                     self._item_with_call_id.setdefault(again, item)
             elif again is not None and again != first:
-                outcomes.append(_error("done_mismatch", f"done item states {name} {again!r}, not {first!r}"))
+                outcomes.append(
+                    error_outcome("done_mismatch", f"done item states {name} {again!r}, not {first!r}")
+                )
         return outcomes
 
     def _catalogue_call(self, item: Item, stated: Item, done: JSONObject) -> list[Outcome]:
         """A catalogue call's one outcome, from its done item alone (CORE-CALLTYPE-1, -2)."""
         item.hosted = stated.hosted  # the done item says who runs it (CORE-CALLTYPE-4)
         if item.hosted:
-            item.resolved = True  # the server's call: never a client call, never incomplete
-            return []
+            return []  # the server's call: never a client call, never incomplete
+        # Its done item is its one complete source (CORE-CALLTYPE-2).
+        item.call = _move(CALL_TRANSITIONS, item.call, "complete")
         outcomes = self._confirm_identity(item, stated)
         if stated.status in ("incomplete", "failed"):  # CORE-CALLTYPE-3
             return outcomes + self._resolve_as_error(item, "incomplete", f"the call item is {stated.status}")
@@ -665,8 +771,8 @@ class Router:
         if item.call_id in self._called_ids:  # CORE-CALL-7
             message = f"call id {item.call_id!r} was already called"
             return outcomes + self._resolve_as_error(item, "duplicate_call_id", message)
-        item.resolved = item.called = True
-        self._called_ids.add(item.call_id)
+        self._called(item, item.call_id)
+        item.call = _move(CALL_TRANSITIONS, item.call, "confirm")  # by the item that made it
         name = item.name if tool_type == "mcp_approval" else tool_type
         call = {"kind": "tool.call", "item_id": item.id, "call_id": item.call_id, "name": name}
         return [*outcomes, {**call, "tool_type": tool_type, **fields}]
@@ -677,21 +783,17 @@ class Router:
             return None
         return self._item_at_output_index.get(output_index)
 
-    def _find_item(self, event: JSONObject, item_types: tuple[str, ...]) -> Item:
-        """The item an item event belongs to (CORE-ITEM-2, -3, -4, -8)."""
-        item_id, output_index = event.get("item_id"), event.get("output_index")
-        if (
-            type(item_id) is str
-            and (output_index is None or (type(output_index) is int and output_index >= 0))
-            and "call_id" not in event
-        ):  # nearly every event: its item by id, every field well-formed
-            item = self._items.get(item_id)
-            if item is not None and item.type in item_types:
-                return item
-        item_id = optional_str(event, "item_id")
-        output_index = optional_index(event, "output_index")
-        custom_input = event["type"] in _CUSTOM_INPUT_EVENTS
-        call_id = optional_str(event, "call_id") if custom_input else None
+    def _find_item(
+        self,
+        event: JSONObject,
+        item_types: tuple[str, ...],
+        item_id: str | None,
+        output_index: int | None,
+        by_call_id: bool = False,
+    ) -> Item:
+        """The item an item event belongs to, by its `item_reference` (CORE-ITEM-2, -3, -4);
+        a custom call's input event may name it by its `call_id` instead (CORE-ITEM-8)."""
+        call_id = optional_str(event, "call_id") if by_call_id and "call_id" in event else None
         if item_id is not None:
             item = self._items.get(item_id) or self._correlated(output_index)
             if item is None:
@@ -707,7 +809,7 @@ class Router:
                 raise Violation("unknown_item", f"no item was announced at output_index {output_index}")
             item = found
         else:
-            ids = "item_id, call_id nor output_index" if custom_input else "item_id nor output_index"
+            ids = "item_id, call_id nor output_index" if by_call_id else "item_id nor output_index"
             raise Violation("malformed_event", f"the event has neither {ids}")
         if item.type not in item_types:
             raise Violation(
@@ -719,16 +821,11 @@ class Router:
     # -- channels ------------------------------------------------------------
 
     def _text_delta(self, event: JSONObject) -> list[Outcome]:
-        content_index = event.get("content_index")
-        if type(content_index) is not int or content_index < 0:
-            content_index = optional_index(event, "content_index") or 0  # CORE-ITEM-7
-        delta = event.get("delta")
-        if type(delta) is not str:
-            delta = required_str(event, "delta")
-        item = self._find_item(event, ("message",))  # CORE-EVT-8: after the fields
-        output_index = event.get("output_index")  # checked by _find_item
-        part = item.part(content_index)
-        if part.done or item.done:  # CORE-TEXT-6
+        content_index, delta, item_id, output_index = delta_fields(event, "content_index")  # CORE-ITEM-7
+        item = self._find_item(event, ("message",), item_id, output_index)  # CORE-EVT-8: after the fields
+        part = item.parts[content_index]
+        state = part.state
+        if state == "DONE" or item.state == "DONE":  # CORE-TEXT-6
             raise Violation("late_delta", f"text delta after part {content_index} of {item.id!r} was done")
         routed: Outcome = {
             "kind": "text.delta",
@@ -737,31 +834,44 @@ class Router:
             "content_index": content_index,
             "delta": delta,
         }  # CORE-TEXT-1
-        outcomes = [_with_phase(routed, item)]
-        if not part.dropped and not part.append(delta):  # CORE-LIMIT-3: shown, no longer compared
+        if item.phase is not None:  # CORE-TEXT-9
+            routed["phase"] = item.phase
+        outcomes = [routed]
+        if state == "DROPPED":  # CORE-LIMIT-3: shown, no longer compared
+            return outcomes
+        if not part.append(delta):
+            part.state = _move(PART_TRANSITIONS, part.state, "overflow")
             message = f"part {content_index} of {item.id!r} passes {MAX_BUFFERED_BYTES} bytes: not compared"
-            outcomes.append(_error("too_large", message))
+            outcomes.append(error_outcome("too_large", message))
+        elif state == "OPEN":
+            part.state = _move(PART_TRANSITIONS, part.state, "delta")
         return outcomes
 
     def _text_done(self, event: JSONObject) -> list[Outcome]:
-        content_index = optional_index(event, "content_index") or 0
+        content_index = index_or_zero(event, "content_index")
         text = required_str(event, "text")
-        item = self._find_item(event, ("message",))
-        part = item.part(content_index)
-        if part.done or item.done:  # CORE-TEXT-7
+        item = self._find_item(event, ("message",), *item_reference(event))
+        part = item.parts[content_index]
+        if part.state == "DONE" or item.state == "DONE":  # CORE-TEXT-7
             raise Violation("duplicate_event", f"part {content_index} of {item.id!r} is already done")
-        part.done = True
+        part.state = _move(PART_TRANSITIONS, part.state, "done")
         outcomes = part.check(text, "output_text.done text")  # CORE-TEXT-2
-        done: Outcome = {"kind": "text.done", "item_id": item.id, "content_index": content_index}
-        outcomes.append(_with_phase({**done, "text": text}, item))
+        done: Outcome = {
+            "kind": "text.done",
+            "item_id": item.id,
+            "content_index": content_index,
+            "text": text,
+        }
+        if item.phase is not None:  # CORE-TEXT-9
+            done["phase"] = item.phase
+        outcomes.append(done)
         return outcomes
 
     def _refusal_delta(self, event: JSONObject) -> list[Outcome]:
-        content_index = optional_index(event, "content_index") or 0
-        delta = required_str(event, "delta")
-        item = self._find_item(event, ("message",))
+        content_index, delta, item_id, output_index = delta_fields(event, "content_index")
+        item = self._find_item(event, ("message",), item_id, output_index)
         part = item.parts.get(content_index)
-        if item.done or (part is not None and part.done):  # CORE-TEXT-6: a part whatever its channel
+        if item.state == "DONE" or (part is not None and part.state == "DONE"):  # CORE-TEXT-6: any channel
             raise Violation("late_delta", f"refusal delta after part {content_index} of {item.id!r} was done")
         return [
             {
@@ -774,10 +884,9 @@ class Router:
 
     def _reasoning_delta(self, event: JSONObject) -> list[Outcome]:
         index_field = "summary_index" if "summary" in event["type"] else "content_index"
-        index = optional_index(event, index_field) or 0
-        delta = required_str(event, "delta")
-        item = self._find_item(event, ("reasoning",))
-        if item.done:  # CORE-TEXT-6
+        index, delta, item_id, output_index = delta_fields(event, index_field)
+        item = self._find_item(event, ("reasoning",), item_id, output_index)
+        if item.state == "DONE":  # CORE-TEXT-6
             raise Violation("late_delta", f"reasoning delta after item {item.id!r} was done")
         return [
             {"kind": "reasoning.delta", "item_id": item.id, index_field: index, "delta": delta}
@@ -786,22 +895,23 @@ class Router:
     # -- arguments and calls -------------------------------------------------
 
     def _arguments_delta(self, event: JSONObject) -> list[Outcome]:
-        event_type = event["type"]
-        delta = event.get("delta")
-        if type(delta) is not str:
-            delta = required_str(event, "delta")
-        item = self._find_item(event, _CALL_ITEM_OF[event_type])
-        arguments = item.arguments
-        if arguments.done:  # CORE-ARGS-4
-            raise Violation("late_delta", f"delta after the arguments of {item.id!r} were complete")
-        if arguments.dropped:  # CORE-LIMIT-1
-            raise Violation("too_large", f"delta dropped: the arguments of {item.id!r} passed the limit")
-        if not arguments.append(delta):  # CORE-LIMIT-1: the call can never run
+        item_types, custom_input = _ARGUMENT_EVENTS[event["type"]]
+        _, delta, item_id, output_index = delta_fields(event, None)
+        item = self._find_item(event, item_types, item_id, output_index, custom_input)
+        state = item.call
+        if state != "STREAMING" and state != "ANNOUNCED":
+            if state == "TOO_LARGE":  # CORE-LIMIT-5
+                raise Violation("too_large", f"delta dropped: the arguments of {item.id!r} passed the limit")
+            raise Violation("late_delta", f"delta after the arguments of {item.id!r} were complete")  # ARGS-4
+        if not item.arguments.append(delta):  # CORE-LIMIT-1: the call can never run
+            item.call = _move(CALL_TRANSITIONS, item.call, "overflow")
             message = f"the arguments of {item.id!r} pass {MAX_BUFFERED_BYTES} bytes"
-            return self._resolve_as_error(item, "too_large", message)
+            return [self._tool_error(item, "too_large", message)]
+        if state == "ANNOUNCED":
+            item.call = _move(CALL_TRANSITIONS, item.call, "delta")
         # CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3: buffered
         outcome: Outcome = {"kind": "tool.arguments.delta", "item_id": item.id, "delta": delta}
-        if self._slot is not None and event_type == "response.custom_tool_call_input.delta":  # CUSTOM-DELTA-1
+        if custom_input and self._slot is not None:  # CUSTOM-DELTA-1
             return [outcome, *self._consume(item, event, delta)]
         return [outcome]
 
@@ -814,14 +924,14 @@ class Router:
         index = optional_index(event, index_field) if index_field else 0
         if index is None:
             raise Violation("malformed_event", f"the event has no {index_field}")
-        item = self._find_item(event, (item_type,))  # CORE-EVT-8: after the fields
-        part = item.part(index)
+        item = self._find_item(event, (item_type,), *item_reference(event))  # CORE-EVT-8: after the fields
+        part = item.parts[index]
         if event_type.endswith(".done"):
-            if part.done or item.done:  # CORE-CALLTYPE-8
+            if part.state == "DONE" or item.state == "DONE":  # CORE-CALLTYPE-9
                 raise Violation("duplicate_event", f"preview {index} of {item.id!r} is already done")
-            part.done = True
+            part.state = _move(PART_TRANSITIONS, part.state, "done")
             return []
-        if part.done or item.done:  # CORE-CALLTYPE-8
+        if part.state == "DONE" or item.state == "DONE":  # CORE-CALLTYPE-8
             raise Violation("late_delta", f"preview delta after preview {index} of {item.id!r} was done")
         outcome: Outcome = {"kind": "tool.arguments.delta", "item_id": item.id, "delta": text}
         if index_field is not None:
@@ -841,19 +951,18 @@ class Router:
         try:
             payload = slot.consumer.consume(delta, self._now_ms)
         except Exception as exc:  # CUSTOM-FAIL-1
-            self._slot = None
+            self._empty_slot("fail")
             return [_consumer_failed(slot.item.id, slot.call_id, exc)]
         if payload is None:
             return []
         return [_consumer_outcome("diff.update", slot, payload)]  # CUSTOM-DELTA-4
 
     def _release(self, item: Item) -> Slot | None:
-        """Empty the slot if it is bound to `item`, and return what it held."""
+        """Empty the slot if it is bound to `item`, whose call resolves, and return what it held."""
         slot = self._slot
         if slot is None or slot.item is not item:
             return None
-        self._slot = None
-        return slot
+        return self._empty_slot("release")
 
     def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
         """Run the bound consumer's finish (CUSTOM-FIN-1): its outcomes, and a rejection message."""
@@ -869,13 +978,13 @@ class Router:
         return outcomes, None
 
     def _arguments_done(self, event: JSONObject) -> list[Outcome]:
-        (item_type,) = _CALL_ITEM_OF[event["type"]]
-        complete_field = COMPLETE_FIELD[item_type]
+        item_types, custom_input = _ARGUMENT_EVENTS[event["type"]]
+        complete_field = COMPLETE_FIELD[item_types[0]]
         complete = required_str(event, complete_field)
-        item = self._find_item(event, (item_type,))
-        if item.arguments.done:  # CORE-ARGS-7
+        item = self._find_item(event, item_types, *item_reference(event), custom_input)
+        if item.call not in ("ANNOUNCED", "STREAMING", "TOO_LARGE"):  # CORE-ARGS-7
             raise Violation("duplicate_event", f"the arguments of {item.id!r} are already complete")
-        item.arguments.done = True
+        item.call = _move(CALL_TRANSITIONS, item.call, "complete")
         outcomes = self._complete_arguments(item, complete, f"{event['type']} {complete_field}")
         if self._call_at_arguments_done and item.call_id is not None and item.name is not None:  # CORE-CALL-8
             outcomes += self._resolve(item)
@@ -884,19 +993,20 @@ class Router:
     def _complete_arguments(self, item: Item, complete: str, what: str) -> list[Outcome]:
         """Take one complete source of a call's text (CORE-ARGS-5, CORE-ARGS-6): the first is
         compared with the deltas, the done item with the .done, and the later one stands."""
-        arguments = item.arguments
-        stated, arguments.complete = arguments.complete, complete
+        stated, item.complete = item.complete, complete
         if stated is None:
-            return arguments.check(complete, what)
+            return item.arguments.check(complete, what)
         if not _same_text(complete, stated):
-            return [_error("done_mismatch", f"{what} {complete!r} disagrees with the .done's {stated!r}")]
+            return [
+                error_outcome("done_mismatch", f"{what} {complete!r} disagrees with the .done's {stated!r}")
+            ]
         return []
 
     def _resolve(self, item: Item) -> list[Outcome]:
         """Produce the call's one tool.call or tool.error (CORE-CALL-1)."""
-        if item.resolved:
+        if item.call in _RESOLVED:
             return []
-        complete = item.arguments.complete
+        complete = item.complete
         slot = self._release(item)  # CUSTOM-FIN-4: dropped unless the call is routed
         if item.call_id is None or item.name is None or complete is None:  # CORE-CALL-5
             stated = {"call_id": item.call_id, "name": item.name, "arguments": complete}
@@ -929,15 +1039,23 @@ class Router:
             outcomes, rejection = self._finish(slot, complete)
             if rejection is not None:  # CUSTOM-FIN-3
                 return self._resolve_as_error(item, "consumer_rejected", rejection)
-        item.resolved = item.called = True
-        self._called_ids.add(item.call_id)
+        self._called(item, item.call_id)
         return [*outcomes, call]
 
+    def _called(self, item: Item, call_id: str) -> None:
+        """The call produces its tool.call: its call id is taken for good (CORE-CALL-7)."""
+        item.call = _move(CALL_TRANSITIONS, item.call, "call")
+        self._called_ids.add(call_id)
+
     def _resolve_as_error(self, item: Item, code: str, message: str) -> list[Outcome]:
-        if item.resolved:
+        if item.call in _RESOLVED:
             return []
-        self._release(item)  # CUSTOM-FIN-4, CUSTOM-END-1: dropped unfinished
-        item.resolved = True
+        item.call = _move(CALL_TRANSITIONS, item.call, "error")
+        return [self._tool_error(item, code, message)]
+
+    def _tool_error(self, item: Item, code: str, message: str) -> Outcome:
+        """The call's tool.error; its consumer is dropped unfinished (CUSTOM-FIN-4, CUSTOM-END-1)."""
+        self._release(item)
         outcome: Outcome = {
             "kind": "tool.error",
             "item_id": item.id,
@@ -946,24 +1064,25 @@ class Router:
         }
         if item.call_id is not None:
             outcome["call_id"] = item.call_id
-        return [outcome]
+        return outcome
 
     def _retracted(self, item: Item, why: str) -> Outcome:
         """CORE-CALL-12, -13, -14: a call made at its arguments .done that its producer never confirmed."""
         assert item.call_id is not None  # a call is made with one (CORE-CALL-5)
+        item.call = _move(CALL_TRANSITIONS, item.call, "retract")
         message = f"the call was made at its arguments .done, but {why}"
         return _call_error("call_retracted", message, item.id, item.call_id)
 
     def _end_response(self) -> list[Outcome]:
         """The response ends (a terminal event, or close without one): calls still open will
         never come (CORE-CALL-6, CORE-CALL-14); the consumer is dropped unfinished (CUSTOM-END-1)."""
-        self._slot = None
+        self._empty_slot("drop")
         outcomes: list[Outcome] = []
         for item in self._items.values():
             is_call = item.type in CALL_TYPES or item.type in CATALOGUE_CALL_TYPES
-            if item.done or item.hosted or not is_call:
+            if item.state == "DONE" or item.hosted or not is_call:
                 continue
-            if item.called:
+            if item.call == "CALLED":
                 outcomes.append(self._retracted(item, "the response ended before its done item"))
             else:
                 outcomes += self._resolve_as_error(
@@ -972,15 +1091,13 @@ class Router:
         return outcomes
 
 
-_CUSTOM_INPUT_EVENTS = frozenset(
-    {"response.custom_tool_call_input.delta", "response.custom_tool_call_input.done"}
-)
-
-_CALL_ITEM_OF = {
-    "response.function_call_arguments.delta": ("function_call",),
-    "response.function_call_arguments.done": ("function_call",),
-    "response.custom_tool_call_input.delta": ("custom_tool_call",),
-    "response.custom_tool_call_input.done": ("custom_tool_call",),
+# The events of a call's text: event type -> (the item type they apply to, and whether they
+# may name their item by call_id, as a custom call's input events may: CORE-ITEM-8).
+_ARGUMENT_EVENTS = {
+    "response.function_call_arguments.delta": (("function_call",), False),
+    "response.function_call_arguments.done": (("function_call",), False),
+    "response.custom_tool_call_input.delta": (("custom_tool_call",), True),
+    "response.custom_tool_call_input.done": (("custom_tool_call",), True),
 }
 
 _ROUTES: dict[str, Callable[[Router, JSONObject], list[Outcome]]] = {

@@ -1,9 +1,18 @@
-"""The reference router served over the adapter protocol of spec/protocol.md.
+"""The adapter side of the adapter protocol (spec/protocol.md): the one loop of every Python adapter.
 
-Run as `python -m streamroute.reference.serve [ADAPTER]`, ADAPTER being an
-adapter of streamroute.reference.adapter: `router` (the default) or
-`arguments_done_router`. A thin loop over the same adapter the harness uses
-in-process, so both paths run the same router and executor.
+Run as `python -m streamroute.reference.serve [ADAPTER]`, it serves the
+reference router, ADAPTER being an adapter of streamroute.reference.adapter:
+`router` (the default) or `arguments_done_router`. A thin loop over the same
+adapter the harness uses in-process, so both paths run the same router and
+executor.
+
+The loop (`serve`, `answer`, `run_router`, `errored`, `reply_line`) needs the
+standard library only and imports nothing of streamroute until `main` runs:
+the Python library adapters (adapters/protocol_loop.py), whose virtualenvs
+hold the library under test and nothing of streamroute, run this file by its
+path and speak the protocol through the same code. The protocol version is read from
+spec/protocol-start.schema.json, its one source, which sits beside this
+package's folder in the repository and in an installed wheel alike.
 """
 
 from __future__ import annotations
@@ -15,49 +24,70 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from importlib.metadata import version
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
-from . import adapter as adapters
-from .adapter import ReferenceAdapter
+if TYPE_CHECKING:
+    from .adapter import ReferenceAdapter
 
-PROTOCOL_VERSION = 1
 Message = dict[str, Any]
+Outcomes = list[dict[str, Any]]
+_START_SCHEMA = Path(__file__).resolve().parent.parent / "spec" / "protocol-start.schema.json"
 
 
-def start_reply(adapter: ReferenceAdapter) -> Message:
-    return {
-        "version": PROTOCOL_VERSION,  # whatever the harness speaks: it refuses a mismatch
-        "implementation": {
-            "name": "streamroute-reference",
-            "version": version("streamroute"),
-            "language": "python",
-            "profiles": list(adapter.profiles),
-            "options": adapter.options,
-        },
-    }
+def _protocol_version() -> int:
+    number: int = json.loads(_START_SCHEMA.read_text(encoding="utf-8"))["$defs"]["version"]["const"]
+    return number
 
 
-def run_reply(adapter: ReferenceAdapter, seq: Any, vector: Message) -> Message:
+PROTOCOL_VERSION = _protocol_version()
+
+
+class Router(Protocol):
+    """What `run_router` drives: events one at a time, or an sse vector's bytes."""
+
+    def feed(self, event: Any) -> Outcomes: ...
+
+    def feed_bytes(self, chunk: bytes) -> list[Outcomes]: ...
+
+    def close(self) -> Outcomes: ...
+
+
+def errored(where: str, exc: Exception) -> Message:
+    """The reply fields for a vector during which the implementation raised: that is the finding."""
+    message = f"{where}: {type(exc).__name__}: {exc}".replace("\n", " ")
+    return {"errored": True, "message": message[:300], "details": traceback.format_exc()}
+
+
+def run_router(factory: Callable[[Any], Router], vector: Message) -> Message:
+    """The reply fields for one vector run through a new router: `factory(tools)`, fed each
+    event, or for an sse vector each chunk's bytes (one entry per dispatched SSE event), then
+    closed."""
+    where = "building the router"
     try:
-        router = adapter(vector["tools"])
-        if "chunks" in vector:  # an sse vector: one entry per dispatched SSE event
-            chunks = (base64.b64decode(chunk) for chunk in vector["chunks"])
-            events = [outcomes for chunk in chunks for outcomes in router.feed_bytes(chunk)]
+        router = factory(vector["tools"])
+        events: list[Outcomes] = []
+        if "chunks" in vector:
+            for index, chunk in enumerate(vector["chunks"]):
+                where = f"chunk {index}"
+                events += router.feed_bytes(base64.b64decode(chunk))
         else:
-            events = [router.feed(event) for event in vector["events"]]
-        return {"seq": seq, "events": events, "close": router.close()}
+            for index, event in enumerate(vector["events"]):
+                where = f"event {index}"
+                events.append(router.feed(event))
+        where = "close"
+        return {"events": events, "close": router.close()}
     except Exception as exc:  # the reference never raises; if it did, the vector is errored
-        message = f"{type(exc).__name__}: {exc}"
-        return {"seq": seq, "errored": True, "message": message, "details": traceback.format_exc()}
+        return errored(where, exc)
 
 
-def answer(adapter: ReferenceAdapter, message: Message) -> Message | None:
-    """The reply to one command; None for `stop`."""
+def answer(implementation: Message, run: Callable[[Message], Message], message: Message) -> Message | None:
+    """The reply to one command, `run` answering a vector; None for `stop`."""
     command = message.get("cmd")
-    if command == "start":
-        return start_reply(adapter)
+    if command == "start":  # whatever the harness speaks: it refuses a mismatch
+        return {"version": PROTOCOL_VERSION, "implementation": implementation}
     if command == "run":
-        return run_reply(adapter, message["seq"], message["vector"])
+        return {"seq": message["seq"], **run(message["vector"])}
     if command == "stop":
         return None
     raise ValueError(f"unknown command {command!r}")
@@ -76,22 +106,40 @@ def reply_line(reply: Message) -> str:
 
 def serve(reply_to: Callable[[Message], Message | None]) -> None:
     """Answer each command on stdin with one line on stdout, until `stop` or the end of stdin."""
-    for line in sys.stdin:
-        reply = reply_to(json.loads(line))
-        if reply is None:
-            return
-        sys.stdout.write(reply_line(reply) + "\n")
-        sys.stdout.flush()
+    replies, sys.stdout = sys.stdout, sys.stderr  # what an implementation prints must not reach the protocol
+    try:
+        for line in sys.stdin:
+            reply = reply_to(json.loads(line))
+            if reply is None:
+                return
+            replies.write(reply_line(reply) + "\n")
+            replies.flush()
+    finally:
+        sys.stdout = replies
+
+
+def reference_replies(adapter: ReferenceAdapter) -> Callable[[Message], Message | None]:
+    """The reply to each command, for the reference router served through `adapter`."""
+    implementation = {
+        "name": "streamroute-reference",
+        "version": version("streamroute"),
+        "language": "python",
+        "profiles": list(adapter.profiles),
+        "options": adapter.options,
+    }
+    return functools.partial(answer, implementation, functools.partial(run_router, adapter))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from . import adapter as adapters  # here, not above: the loop is loaded by path without the package
+
     args = sys.argv[1:] if argv is None else argv
     name = args[0] if args else "router"
     adapter = getattr(adapters, name, None)
-    if not isinstance(adapter, ReferenceAdapter):
+    if not isinstance(adapter, adapters.ReferenceAdapter):
         print(f"serve: {name!r} is not an adapter of streamroute.reference.adapter", file=sys.stderr)
         return 2
-    serve(functools.partial(answer, adapter))
+    serve(reference_replies(adapter))
     return 0
 
 

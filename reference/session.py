@@ -21,8 +21,8 @@ from typing import Any
 from .connection import is_step
 from .executor import PENDING, Executor, Tool
 from .ledger import SqliteLedger
-from .router import Outcome
 from .sse import ByteRouter
+from .types import Outcome
 
 
 class ToolFailure(Exception):

@@ -37,37 +37,51 @@ of decoded text can hold a CR, which always ends a line), which the second
 step dispatches as the dropped event, and the bytes up to the end of the
 event's blank line are skipped unread.
 
+`feed` is the whole decoder; its two steps are public too, `lines` (bytes to
+the text of complete lines) and `take_lines` (that text to events), for a
+reader that takes some events its own way, as `ByteRouter` does.
+
 `ByteRouter` puts a router behind a `Decoder` (spec/sse.md, section 5): the
 data of each dispatched event is the `[DONE]` sentinel, or JSON text fed to
 the router, or not JSON (one `error`, the stream goes on). After `[DONE]`,
 nothing is routed. `feed_bytes` answers one list of outcomes per dispatched
 event, which is how the harness attributes outcomes to SSE events whatever
-the cuts. Nearly every event of a Responses stream is *plain*: an optional
-`event:` line, one `data:` line holding one JSON value, a blank line. Between
-events, `ByteRouter` reads a run of plain events straight from the decoded
-text, scanning each value where it lies, which gives what the decoder and
-the JSON parser would give one after the other; at the first line that is
-anything else, the decoder takes over until the next event begins.
+the cuts.
+
+The speed seam
+--------------
+Nearly every event of a Responses stream is *plain*: an optional `event:`
+line, one `data:` line holding one JSON value, a blank line. Taken by the
+rules, such an event's value is copied out of its line, joined into the data,
+wrapped in an `Event` and then parsed. `Decoder.take_plain_events` instead
+reads a run of plain events straight from the text of step one, scanning each
+value where it lies, and gives what `take_lines` and `loads_strict` would
+give one after the other. It is the one way the reference leaves the rules'
+order for speed: `ByteRouter` calls it whenever the decoder is idle, and at
+the first line that is anything else, `take_lines` takes over until the next
+event begins. tests/test_sse.py holds the two paths equal.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
-from typing import Any, NamedTuple, Protocol
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from .fields import loads_strict, scan_value
-from .router import Outcome
+from .types import Outcome, error_outcome
 
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 # A line break followed by another: the end of a blank line. A CR followed by LF is one break.
 _BLANK = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)")
 _BOM = b"\xef\xbb\xbf"
-_SPILL = 1 << 16  # an unfinished line longer than this many bytes is decoded as it comes
+SPILL_BYTES = 1 << 16  # an unfinished line longer than this many bytes is decoded as it comes
 # SSE-LIMIT-1: the most bytes of one event's lines, line ends not counted, that a decoder holds.
 MAX_EVENT_BYTES = 64 << 20
 _DROPPED = "\r"  # the line of text that stands for an event dropped for its size
 DONE = "[DONE]"
+R = TypeVar("R")  # what a caller of `take_plain_events` makes of each plain event's value
 
 
 class Event(NamedTuple):
@@ -80,7 +94,8 @@ class Event(NamedTuple):
 
 
 class Decoder:
-    """Bytes in, dispatched SSE events out. See the module docstring."""
+    """Bytes in, dispatched SSE events out: `feed`, or its two steps `lines` and `take_lines`.
+    See the module docstring."""
 
     __slots__ = (
         "_after_cr",
@@ -114,7 +129,7 @@ class Decoder:
     def feed(self, chunk: bytes) -> list[Event]:
         """The events this chunk completes, in order."""
         events: list[Event] = []
-        self._take_lines(self._complete_lines(chunk), 0, events)
+        self.take_lines(self.lines(chunk), 0, events)
         return events
 
     def close(self) -> bool:
@@ -133,11 +148,18 @@ class Decoder:
         """No data line of the event being received has come yet."""
         return not self._data
 
+    @property
+    def max_event_bytes(self) -> int:
+        """The size limit of SSE-LIMIT-1 this decoder keeps."""
+        return self._max
+
     # -- bytes to lines --------------------------------------------------------
 
-    def _complete_lines(self, chunk: bytes) -> str:
-        """The text of the lines this chunk completes, each ended by one LF whatever ended it
-        on the wire (SSE-LINE-1, -2, -3); the unfinished last line is kept."""
+    def lines(self, chunk: bytes) -> str:
+        """Step one: the text of the lines this chunk completes, each ended by one LF whatever
+        ended it on the wire (SSE-LINE-1, -2, -3); the unfinished last line is kept. A line of
+        one CR stands for an event dropped for its size. The text is for `take_lines` (or
+        `take_plain_events`) of this decoder, which take all of it before the next chunk."""
         if self._skipping or self._size + len(chunk) > self._max:  # SSE-LIMIT-1 may be passed here
             return self._lines(chunk)
         if b"\n" not in chunk and b"\r" not in chunk:  # no line ends here: one byte at a time, often
@@ -248,7 +270,7 @@ class Decoder:
         """Decode the bytes of a long unfinished line as they come, so that the line is never
         held as bytes and as text at once; the incremental decoder keeps a character cut
         between two reads. Not the first line: its byte order mark is not known yet."""
-        if self._started and len(self._line) > _SPILL:
+        if self._started and len(self._line) > SPILL_BYTES:
             self._pending.append(self._utf8.decode(self._line))
             self._line.clear()
 
@@ -270,9 +292,10 @@ class Decoder:
 
     # -- lines to events -------------------------------------------------------
 
-    def _take_lines(self, text: str, at: int, events: list[Event], *, until_idle: bool = False) -> int:
-        """Take the lines of `text` from `at`: all of them, or, `until_idle`, those up to the
-        first line after which the decoder is idle. Answers where it stopped."""
+    def take_lines(self, text: str, at: int, events: list[Event], *, until_idle: bool = False) -> int:
+        """Step two: take the lines of `text` (from `lines`) from `at`, appending the events they
+        dispatch to `events`: all of them, or, `until_idle`, those up to the first line after
+        which the decoder is idle. Answers where it stopped."""
         end = len(text)
         while at < end:
             line_end = text.index("\n", at)
@@ -317,63 +340,24 @@ class Decoder:
         self._data.clear()
         self._event = ""
 
+    # -- the speed seam: plain events read in place ----------------------------
 
-def _error(code: str, message: str) -> Outcome:
-    return {"kind": "error", "code": code, "message": message}
-
-
-class EventRouter(Protocol):
-    """What `ByteRouter` feeds: a `Router`, or anything routing parsed events like one."""
-
-    def feed(self, event: Any) -> list[Outcome]: ...
-
-    def close(self) -> list[Outcome]: ...
-
-
-class ByteRouter:
-    """A router fed from bytes. See the module docstring."""
-
-    def __init__(self, router: EventRouter, max_event_bytes: int = MAX_EVENT_BYTES) -> None:
-        self._router = router
-        self._decoder = Decoder(max_event_bytes)
-        self._dispatched = 0
-        self._done = False  # `[DONE]` was dispatched
-
-    def feed(self, event: object) -> list[Outcome]:
-        """One parsed event straight to the router: the `core` contract."""
-        return self._router.feed(event)
-
-    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
-        """The outcomes of each SSE event this chunk dispatches, one list per event."""
-        decoder = self._decoder
-        text = decoder._complete_lines(chunk)
-        routed: list[list[Outcome]] = []
-        at, end = 0, len(text)
-        while at < end:
-            if decoder.idle and not self._done:
-                at = self._route_plain_events(text, at, routed)
-            events: list[Event] = []
-            at = decoder._take_lines(text, at, events, until_idle=True)
-            routed += [self._route(event) for event in events]
-        return routed
-
-    def close(self) -> list[Outcome]:
-        self._decoder.close()  # an unfinished event is discarded unseen (SSE-EVENT-2)
-        return self._router.close()
-
-    def _route_plain_events(self, text: str, at: int, routed: list[list[Outcome]]) -> int:
-        """Route the plain events from `at`, the decoder being idle; answer where they stop.
+    def take_plain_events(self, text: str, at: int, route: Callable[[Any], R], routed: list[R]) -> int:
+        """Take the plain events of `text` (from `lines`) from `at`, appending `route(value)` for
+        each to `routed`; answer where they stop. Nothing is taken unless the decoder is idle.
 
         A plain event is what a Responses stream sends: an optional `event:` line (it may
         have come in an earlier chunk: an event's name does not route it), one `data:` line
         holding one JSON value and nothing else, and the blank line. The value is scanned
-        where it lies in `text` and must end exactly at the end of its line: then the
-        decoder would have dispatched that line's value as the data, and `loads_strict`
+        where it lies in `text` and must end exactly at the end of its line: then
+        `take_lines` would have dispatched that line's value as the data, and `loads_strict`
         would have parsed it to the same value. Anything else (another field, a second data
         line, whitespace around the value, `[DONE]`, data that is not JSON) stops the run,
-        and the caller takes it line by line.
+        for `take_lines` to take.
         """
-        feed, end, first = self._router.feed, len(text), len(routed)
+        if self._data:
+            return at
+        end, first = len(text), len(routed)
         while at < end:
             start = at
             if text.startswith("event:", at):
@@ -389,26 +373,68 @@ class ByteRouter:
             if value_end != line_end:
                 at = start
                 break
-            routed.append(feed(value))
+            routed.append(route(value))
             at = line_end + 2
         if len(routed) > first:  # each was dispatched, which forgets the event line before it
-            self._dispatched += len(routed) - first
-            self._decoder._event = ""
+            self._event = ""
         return at
 
-    def _route(self, event: Event) -> list[Outcome]:
-        index = self._dispatched
-        self._dispatched += 1
+
+class EventRouter(Protocol):
+    """What `ByteRouter` feeds: a `Router`, or anything routing parsed events like one."""
+
+    def feed(self, event: Any) -> list[Outcome]: ...
+
+    def close(self) -> list[Outcome]: ...
+
+
+class ByteRouter:
+    """A router fed from bytes. See the module docstring."""
+
+    def __init__(self, router: EventRouter, decoder: Decoder | None = None) -> None:
+        self._router = router
+        self._decoder = Decoder() if decoder is None else decoder  # one of another size limit, say
+        self._dispatched = 0  # SSE events dispatched by the chunks before
+        self._done = False  # `[DONE]` was dispatched
+
+    def feed(self, event: object) -> list[Outcome]:
+        """One parsed event straight to the router: the `core` contract."""
+        return self._router.feed(event)
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        """The outcomes of each SSE event this chunk dispatches, one list per event."""
+        decoder = self._decoder
+        text = decoder.lines(chunk)
+        routed: list[list[Outcome]] = []  # one entry per event dispatched, in order
+        at, end = 0, len(text)
+        while at < end:
+            if not self._done:  # the speed seam; after `[DONE]`, every event is an error
+                at = decoder.take_plain_events(text, at, self._router.feed, routed)
+            events: list[Event] = []
+            at = decoder.take_lines(text, at, events, until_idle=True)
+            for event in events:
+                routed.append(self._route(event, self._dispatched + len(routed)))
+        self._dispatched += len(routed)
+        return routed
+
+    def close(self) -> list[Outcome]:
+        self._decoder.close()  # an unfinished event is discarded unseen (SSE-EVENT-2)
+        return self._router.close()
+
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        """The outcomes of the event the stream dispatched `index`-th, counting from 0."""
         if self._done:  # SSE-DATA-4
-            return [_error("event_after_done", f"SSE event {index} comes after [DONE]")]
+            return [error_outcome("event_after_done", f"SSE event {index} comes after [DONE]")]
         if event.dropped:  # SSE-LIMIT-1
-            limit = self._decoder._max
-            return [_error("event_too_large", f"SSE event {index} passes {limit} bytes: dropped unread")]
+            limit = self._decoder.max_event_bytes
+            return [
+                error_outcome("event_too_large", f"SSE event {index} passes {limit} bytes: dropped unread")
+            ]
         if event.data == DONE:  # SSE-DATA-3
             self._done = True
             return []
         try:
             value: Any = loads_strict(event.data)  # SSE-DATA-1
         except (ValueError, RecursionError) as exc:  # SSE-DATA-2
-            return [_error("invalid_data", f"SSE event {index}: data is not JSON: {exc}")]
+            return [error_outcome("invalid_data", f"SSE event {index}: data is not JSON: {exc}")]
         return self._router.feed(value)

@@ -1,24 +1,33 @@
 """Deliberately broken SSE decoders: each makes one mistake hand-written parsers make.
 
-Each is the reference `ByteRouter` with one behaviour changed, so it fails
-exactly the `sse` vectors that check that behaviour and passes the rest.
+Each is the reference `ByteRouter` (or the `Decoder` it is given) with one
+behaviour changed, so it fails exactly the `sse` vectors that check that
+behaviour and passes the rest.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from streamroute.reference import Outcome, Router
-from streamroute.reference.sse import DONE, ByteRouter, Decoder, Event
+from streamroute.reference.sse import DONE, ByteRouter, Decoder, Event, R
+
+
+class LineByLine(Decoder):
+    """The reference decoder without its speed seam: every event is taken line by line."""
+
+    def take_plain_events(self, text: str, at: int, route: Callable[[Any], R], routed: list[R]) -> int:
+        return at
 
 
 class _Miniature(ByteRouter):
     profiles = ("sse",)
+    decoder: type[Decoder] = Decoder
 
     def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
-        super().__init__(Router())
+        super().__init__(Router(), self.decoder())
 
 
 class DecodesEachChunk(_Miniature):
@@ -35,20 +44,28 @@ class IgnoresCr(_Miniature):
         return super().feed_bytes(chunk.replace(b"\r", b""))
 
 
+class _ForgetsCr(Decoder):
+    def lines(self, chunk: bytes) -> str:
+        self._after_cr = False
+        return super().lines(chunk)
+
+
 class ForgetsCrBetweenChunks(_Miniature):
     """A CR at the end of one chunk and the LF starting the next are two line breaks."""
 
-    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
-        self._decoder._after_cr = False
-        return super().feed_bytes(chunk)
+    decoder = _ForgetsCr
+
+
+class _KeepsBom(Decoder):
+    def __init__(self) -> None:
+        super().__init__()
+        self._started = True
 
 
 class KeepsBom(_Miniature):
     """Never strips the byte order mark."""
 
-    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
-        super().__init__(tools)
-        self._decoder._started = True
+    decoder = _KeepsBom
 
 
 class WaitsForLf(_Miniature):
@@ -86,9 +103,7 @@ class _JoinsWithoutLf(Decoder):
 class JoinsDataWithoutLf(_Miniature):
     """Concatenates an event's data lines without the LF between them."""
 
-    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
-        super().__init__(tools)
-        self._decoder = _JoinsWithoutLf()
+    decoder = _JoinsWithoutLf
 
 
 class _DispatchesEmpty(Decoder):
@@ -101,35 +116,32 @@ class _DispatchesEmpty(Decoder):
 class DispatchesEventsWithoutData(_Miniature):
     """Dispatches at every empty line, data or not: keep-alives become events."""
 
-    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
-        super().__init__(tools)
-        self._decoder = _DispatchesEmpty()
+    decoder = _DispatchesEmpty
 
 
 class DoesNotKnowDone(_Miniature):
     """Parses `[DONE]` as JSON like any data, and routes what follows."""
 
-    def _route(self, event: Event) -> list[Outcome]:
-        return super()._route(Event("[DONE] ") if event.data == DONE else event)
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        return super()._route(Event("[DONE] ") if event.data == DONE else event, index)
 
 
 class RoutesByEventLine(_Miniature):
     """Takes the type from the SSE `event:` line when there is one."""
 
-    def _route_plain_events(self, text: str, at: int, routed: list[list[Outcome]]) -> int:
-        return at  # every event goes through `_route`, which makes the mistake
+    decoder = LineByLine  # every event goes through `_route`, which makes the mistake
 
-    def _route(self, event: Event) -> list[Outcome]:
+    def _route(self, event: Event, index: int) -> list[Outcome]:
         parsed = json.loads(event.data) if event.event and event.data.startswith("{") else None
         if isinstance(parsed, dict):
             event = Event(json.dumps({**parsed, "type": event.event}), event.event, event.id)
-        return super()._route(event)
+        return super()._route(event, index)
 
 
 class StopsAtBadData(_Miniature):
     """Raises on data that is not JSON, as `json.loads` does when nobody catches it."""
 
-    def _route(self, event: Event) -> list[Outcome]:
+    def _route(self, event: Event, index: int) -> list[Outcome]:
         if event.data != DONE:
             json.loads(event.data)
-        return super()._route(event)
+        return super()._route(event, index)

@@ -9,13 +9,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from streamroute.conformance.event_types import terminal_types
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.render import comparison_lines
 from streamroute.conformance.results import Result, Status, run_vector
 from streamroute.conformance.vectors import Vector
 from streamroute.reference import EVENT_TYPES, Router, consumers_for
 
-TERMINAL_EVENTS = {"response.completed", "response.failed", "response.incomplete"}
+TERMINAL_EVENTS = terminal_types()
 
 
 def _results(adapter: str, vectors: list[Vector]) -> dict[str, Result]:

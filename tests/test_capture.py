@@ -21,7 +21,7 @@ from streamroute.conformance.cli import main
 from streamroute.conformance.requirements import read_requirements
 from streamroute.conformance.schemas import EVENT, SPEC_DIR, schema
 from streamroute.producer import checker
-from streamroute.producer.checker import KNOWN, Format, check_capture, read_jsonl, read_sse
+from streamroute.producer.checker import EVENTS, Format, check_capture, read_jsonl, read_sse
 from streamroute.reference import EVENT_TYPES
 from streamroute.reference.sse import MAX_EVENT_BYTES, Decoder
 
@@ -113,7 +113,7 @@ def _events(path: Path) -> list[Any]:
 
 
 SOURCES = [_events(path) for path in WELL_FORMED]
-KNOWN_TYPES = sorted(KNOWN)
+KNOWN_TYPES = sorted(EVENTS)
 # Values that a field of another type, another item type or a truncated event might hold.
 ODD = st.one_of(
     st.none(),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -9,6 +11,7 @@ import pytest
 from conftest import hello, write_vector
 from streamroute.conformance.cli import main
 from streamroute.conformance.report import Report
+from streamroute.conformance.schemas import BUNDLED_VECTORS
 
 
 def _mine(tmp_path: Path) -> Path:
@@ -368,9 +371,6 @@ def test_version_names_each_version_from_its_one_source(capsys: pytest.CaptureFi
 @pytest.mark.slow
 @pytest.mark.parametrize("command", [["--version"], ["lint"], ["summary", "report.jsonl"]])
 def test_commands_import_only_what_they_use(command: list[str], tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     probe = (
         "import sys\n"
         "from streamroute.conformance import cli\n"
@@ -383,3 +383,25 @@ def test_commands_import_only_what_they_use(command: list[str], tmp_path: Path) 
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
     assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_output_read_only_in_part_ends_the_command_without_a_traceback(tmp_path: Path) -> None:
+    """`streamroute run -v | head -1`: the reader leaves early; the command ends quietly, failed."""
+    command = [
+        sys.executable,
+        "-m",
+        "streamroute.conformance.cli",
+        "run",
+        "-v",
+        "--vectors",
+        str(BUNDLED_VECTORS),
+    ]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path) as run:
+        assert run.stdout is not None
+        assert run.stderr is not None
+        run.stdout.readline()
+        run.stdout.close()  # as `head -1` does
+        stderr = run.stderr.read().decode()
+        assert run.wait(timeout=120) == 1
+    assert "Traceback" not in stderr
+    assert "BrokenPipeError" not in stderr

@@ -23,7 +23,7 @@ from streamroute.conformance.schemas import SPEC_DIR
 from streamroute.conformance.vectors import Vector
 from streamroute.reference.executor import PENDING, TRANSITIONS, Executor, Tool
 from streamroute.reference.ledger import Ledger, MemoryLedger, Record, SqliteLedger, State
-from streamroute.reference.router import Outcome
+from streamroute.reference.types import Outcome
 
 WEATHER_SCHEMA = {
     "type": "object",

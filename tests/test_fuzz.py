@@ -51,8 +51,9 @@ BROKEN = {
     "mutants.session:OneLane": (0, "field 'stream_id'"),
 }
 # The most events a failure shrinks to: a session that tells lanes apart has two lanes of a turn
-# each, and its shrinking, with more to remove, stops at the same budget.
-SHRUNK_TO = {"mutants.session:OneLane": 32}
+# each, and its shrinking, with more to remove, stops at the same budget; so does a stream of two
+# custom calls, one naming the other's call id, each with its parts.
+SHRUNK_TO = {"mutants.session:OneLane": 32, "broken_routers:IgnoresCallIdFilter": 20}
 
 
 def _saved(root: Path) -> Vector:
@@ -69,11 +70,18 @@ def test_fuzzing_a_broken_implementation_saves_a_vector_that_fails_it_and_passes
 ) -> None:
     broken = PythonImplementation.load(target)
     seed, shown = BROKEN[target]
-    result = fuzz(broken, examples=300, seed=seed, save_to=tmp_path)
-    assert result.failure is not None, f"{target}: no failure in {result.examples} streams"
+    # Hypothesis also draws constants it reads in the source of the modules it deems local (this
+    # tree's, in an editable install), so a seed draws other streams there than in an installed
+    # copy: the seed, or one of the next two, finds it.
+    for attempt in range(3):
+        saved = tmp_path / str(attempt)
+        result = fuzz(broken, examples=300, seed=seed + attempt, save_to=saved)
+        if result.failure is not None:
+            break
+    assert result.failure is not None, f"{target}: no failure in {result.examples} streams of 3 seeds"
     assert shown in result.failure.message
     assert len(result.failure.stream.events) <= SHRUNK_TO.get(target, 15)
-    vector = _saved(tmp_path)
+    vector = _saved(saved)
     assert vector.id.startswith("fuzz/")
     assert run_vector(broken, vector).status.is_failure
     assert run_vector(PythonImplementation.load(REFERENCE), vector).status is Status.PASSED

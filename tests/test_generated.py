@@ -9,16 +9,20 @@ property; `tox -e fuzz` runs 10,000.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from streamroute.conformance.event_types import event_types
 from streamroute.conformance.fuzz import Case, Generated, Sources, digest, draw_streams, judge
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.strategies import (
+    HOSTED,
     POINTS,
     PROFILES,
+    UNKNOWN_TYPES,
+    UNROUTED_TYPES,
     GeneratedStream,
     Profile,
     ToolCallPoint,
@@ -199,3 +203,12 @@ def test_a_few_hundred_streams_of_each_profile_reach_every_situation_it_is_drawn
     for name, reached in REACHED[profile].items():
         count = sum(reached(stream, outcomes) for stream, outcomes in zip(drawn, expected, strict=True))
         assert count >= 2, f"{profile}: {count} of {len(drawn)} streams reach {name}"
+
+
+def test_the_streams_types_and_options_are_what_the_schemas_say() -> None:
+    events = event_types()
+    assert set(POINTS) == set(get_args(ToolCallPoint))
+    assert not set(UNKNOWN_TYPES) & set(events)
+    assert not any(events[name].routed for name in UNROUTED_TYPES)
+    for item_type, names in HOSTED.items():  # CORE-CALL-9: unrouted, and about the hosted item
+        assert all(not events[name].routed and item_type in events[name].item_types for name in names)

@@ -12,7 +12,14 @@ from conftest import write_vector
 from streamroute.conformance.lint import lint, producer_faults
 from streamroute.conformance.vectors import Vector
 
-RESPONSE = {"id": "resp_1", "object": "response", "status": "in_progress", "output": []}
+RESPONSE = {
+    "id": "resp_1",
+    "object": "response",
+    "created_at": 1764505140,
+    "status": "in_progress",
+    "model": "gpt-5.1",
+    "output": [],
+}
 MESSAGE = {"id": "msg_1", "type": "message", "role": "assistant", "status": "in_progress", "content": []}
 PART = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
 DONE_PART = {**PART, "text": "Hi"}

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -238,17 +240,63 @@ def test_a_known_content_still_needs_its_id_to_be_its_path(tmp_path: Path, check
     assert len(checks) == 1
 
 
-@pytest.mark.parametrize("entry", [b"", b"0" * 40, b"garbage\n"])
+def _document(entry: Path) -> object:
+    name, digest, text = entry.read_bytes().split(b"\n", 2)
+    assert name == entry.name.encode()
+    assert digest == hashlib.blake2b(text, digest_size=20).hexdigest().encode()
+    return json.loads(text)
+
+
+def test_an_entry_holds_the_parsed_document_and_a_load_uses_it(tmp_path: Path, checks: list[object]) -> None:
+    write_vector(tmp_path / "vectors", hello())
+    [first] = load_vectors([tmp_path / "vectors"])[0]
+    [entry] = _entries(tmp_path)
+    assert _document(entry) == first.data
+    [again] = load_vectors([tmp_path / "vectors"])[0]
+    assert again.data == first.data
+    assert len(checks) == 1
+
+
+def _altered(entry: bytes) -> bytes:
+    name, digest, text = entry.split(b"\n", 2)
+    return b"\n".join([name, digest, text.replace(b'"core/hello"', b'"core/other"')])
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        lambda entry: b"",
+        lambda entry: b"0" * 40,
+        lambda entry: b"garbage\n",
+        lambda entry: entry[:-1],
+        _altered,
+    ],
+    ids=["empty", "another name", "garbage", "cut short", "document altered"],
+)
 def test_a_corrupt_entry_is_not_trusted_and_is_replaced(
-    tmp_path: Path, checks: list[object], entry: bytes
+    tmp_path: Path, checks: list[object], corrupt: Callable[[bytes], bytes]
 ) -> None:
     write_vector(tmp_path / "vectors", hello())
-    load_vectors([tmp_path / "vectors"])
+    [first] = load_vectors([tmp_path / "vectors"])[0]
     [written] = _entries(tmp_path)
-    written.write_bytes(entry)
-    assert load_vectors([tmp_path / "vectors"])[1] == []
+    written.write_bytes(corrupt(written.read_bytes()))
+    loaded, errors = load_vectors([tmp_path / "vectors"])
+    assert errors == []
+    assert [vector.data for vector in loaded] == [first.data]
     assert len(checks) == 2
-    assert written.read_bytes() == written.name.encode()
+    assert _document(written) == first.data
+
+
+def test_a_document_json_cannot_hold_as_it_is_is_checked_every_time(
+    tmp_path: Path, checks: list[object]
+) -> None:
+    data = hello()
+    data["events"][0]["sequence_number_of"] = {1: "a key that is not a string"}  # events are any JSON-ish
+    write_vector(tmp_path / "vectors", data)
+    for _ in range(2):
+        assert load_vectors([tmp_path / "vectors"])[1] == []
+    assert len(checks) == 2
+    assert not (tmp_path / "cache" / "streamroute" / "vectors").exists()
 
 
 def test_an_entry_made_by_other_checks_is_not_used(

@@ -20,25 +20,24 @@ ROOT = Path(__file__).parent.parent
 NODE_EXAMPLE = ROOT / "adapters" / "node-example" / "adapter.js"
 CRASH_ON_THIRD = Path(__file__).parent / "protocol_adapters" / "crash_on_third.py"
 
+# The reference read as a library is: each vector's stream as an HTTP response body.
 LOOP_ADAPTER = f"""
 import sys
 sys.path.insert(0, {str(ROOT / "adapters")!r})
-from protocol_loop import serve
+from protocol_loop import body, serve_streams
 from streamroute.reference import Router
+from streamroute.reference.sse import ByteRouter
 
 
-class Adapter:
-    def __init__(self, tools):
-        self.router = Router()
-
-    def feed(self, event):
-        return [dict(o) for o in self.router.feed(event)]
-
-    def close(self):
-        return [dict(o) for o in self.router.close()]
+def run(vector, tally):
+    router = ByteRouter(Router())
+    for read in body(vector, tally):
+        for outcomes in router.feed_bytes(read):
+            tally.add(outcomes)
+    tally.add(router.close())
 
 
-serve({{"name": "loop", "version": "1", "language": "python", "profiles": ["core"]}}, Adapter)
+serve_streams({{"name": "loop", "version": "1", "language": "python", "profiles": ["core"]}}, run)
 """
 
 

@@ -7,11 +7,11 @@ import random
 from typing import Any
 
 import pytest
-from streamroute.conformance.schemas import OUTCOME, _first_error, _outcome_kinds, schema, validator
+from streamroute.conformance.schemas import OUTCOME, first_error, outcome_kinds, schema, validator
 from streamroute.conformance.suite import Suite
 from streamroute.reference.patch import PatchParser, parse
-from streamroute.reference.router import _RUN, Part
-from streamroute.reference.sse import _SPILL, Decoder, Event
+from streamroute.reference.router import DELTAS_PER_RUN, Part
+from streamroute.reference.sse import SPILL_BYTES, Decoder, Event
 
 
 def _decode(data: bytes, size: int) -> list[Event]:
@@ -23,11 +23,11 @@ def _decode(data: bytes, size: int) -> list[Event]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("size", [1, 7, 4096, _SPILL - 1, _SPILL + 3, 1 << 20])
+@pytest.mark.parametrize("size", [1, 7, 4096, SPILL_BYTES - 1, SPILL_BYTES + 3, 1 << 20])
 def test_a_long_line_decodes_the_same_however_it_is_read(size: int) -> None:
-    """A line longer than _SPILL is decoded as it comes, characters cut between reads included."""
+    """A line longer than SPILL_BYTES is decoded as it comes, characters cut between reads included."""
     rng = random.Random(size)
-    text = "".join(rng.choice('aé€😀\\"x ') for _ in range(3 * _SPILL))
+    text = "".join(rng.choice('aé€😀\\"x ') for _ in range(3 * SPILL_BYTES))
     data = ("\ufeffdata: first\n\n" + "data: " + text + "\n" + "data:" + text[:50] + "\n\n").encode()
     data += b"data: \xff\xfe broken " + "é".encode()[:1] + b"\n\nevent: x\ndata\n\n"
     assert _decode(data, size) == [
@@ -40,12 +40,14 @@ def test_a_long_line_decodes_the_same_however_it_is_read(size: int) -> None:
 
 def test_an_unfinished_long_line_is_discarded_at_close() -> None:
     decoder = Decoder()
-    assert decoder.feed(b"data: a\n\ndata: " + b"x" * (2 * _SPILL)) == [Event("a")]
+    assert decoder.feed(b"data: a\n\ndata: " + b"x" * (2 * SPILL_BYTES)) == [Event("a")]
     assert decoder.close() is True
     assert decoder.feed(b"data: b\n\n") == [Event("b")]
 
 
-@pytest.mark.parametrize("count", [0, 1, _RUN - 1, _RUN, _RUN + 1, 5 * _RUN + 3])
+@pytest.mark.parametrize(
+    "count", [0, 1, DELTAS_PER_RUN - 1, DELTAS_PER_RUN, DELTAS_PER_RUN + 1, 5 * DELTAS_PER_RUN + 3]
+)
 def test_a_part_compares_its_deltas_without_joining_them(count: int) -> None:
     deltas = [f"{index}," for index in range(count)]
     complete = "".join(deltas)
@@ -107,7 +109,7 @@ def test_the_outcome_schema_applies_exactly_the_entry_of_each_kind() -> None:
     kinds |= set(schema(OUTCOME + "#/$defs/execution_kind")["enum"])
     kinds |= set(schema(OUTCOME + "#/$defs/session_kind")["enum"])
     assert _kind_branches(stated) == {kind: f"#/$defs/of_kind/{kind}" for kind in kinds}
-    assert _outcome_kinds() == kinds
+    assert outcome_kinds() == kinds
     assert schema(OUTCOME)["allOf"] == [{"$ref": "#/$defs/stated"}, {"$ref": "#/$defs/message"}]
 
 
@@ -139,7 +141,7 @@ def test_checking_by_kind_agrees_with_the_whole_schema() -> None:
     invalid = 0
     whole = validator(OUTCOME)
     for case in cases:
-        by_kind = _first_error(OUTCOME, case) is None
+        by_kind = first_error(OUTCOME, case) is None
         assert by_kind == whole.is_valid(case), case
         invalid += not by_kind
     assert invalid > len(outcomes)  # the broken ones are mostly invalid, so both ways were exercised

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from conftest import hello, write_vector
-from streamroute.conformance.cli import main
+from streamroute.conformance.cli import SHARED_OPTIONS, main
 from streamroute.conformance.report import Report
 
 pytest_plugins = ["pytester"]
@@ -144,6 +147,41 @@ def test_options_without_an_implementation_are_refused(
     result = pytester.runpytest(*options)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*streamroute: {problem}"])
+
+
+# A value for each shared option that is not an implementation's: each asks for the plugin.
+GIVEN = {
+    "timeout": ["5"],
+    "vectors": ["mine"],
+    "profile": ["core"],
+    "expected-failures": ["listed.txt"],
+    "report": ["report.jsonl"],
+    "allow-empty": [],
+    "examples": ["3"],
+    "seed": ["1"],
+    "save-to": ["saved"],
+}
+
+
+def test_the_shared_options_are_the_plugins_and_the_commands() -> None:
+    assert set(GIVEN) == set(SHARED_OPTIONS) - {"adapter", "adapter-command"}
+    taken = {name for command in ("run", "fuzz") for name in _long_options(command)}
+    assert {f"--{option.name}" for option in SHARED_OPTIONS.values()} <= taken
+
+
+def _long_options(command: str) -> set[str]:
+    with pytest.raises(SystemExit), contextlib.redirect_stdout(io.StringIO()) as shown:
+        main([command, "--help"])
+    return set(re.findall(r"--[a-z-]+", shown.getvalue()))
+
+
+@pytest.mark.parametrize("name", sorted(GIVEN))
+def test_any_shared_option_asks_for_the_plugin(pytester: pytest.Pytester, name: str) -> None:
+    pytester.makepyfile("def test_own(): pass")
+    option = SHARED_OPTIONS[name]
+    result = pytester.runpytest(f"--streamroute-{option.pytest or option.name}", *GIVEN[name])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*streamroute: no implementation to test: give --streamroute-adapter *"])
 
 
 def test_the_adapter_option_reaches_another_implementation(pytester: pytest.Pytester) -> None:

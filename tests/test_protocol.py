@@ -7,9 +7,12 @@ as passing.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shlex
 import shutil
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -38,6 +41,7 @@ from streamroute.conformance.schemas import (
     PROTOCOL_STOP,
     first_error,
     option_defaults,
+    protocol_version,
 )
 from streamroute.conformance.suite import Suite, UsageError
 from streamroute.conformance.vectors import Vector, load_vectors
@@ -45,7 +49,8 @@ from streamroute.reference import serve
 from streamroute.reference.adapter import router
 
 ADAPTERS = Path(__file__).parent / "protocol_adapters"
-NODE_EXAMPLE = Path(__file__).parent.parent / "adapters" / "node-example" / "adapter.js"
+ROOT = Path(__file__).parent.parent
+NODE_EXAMPLE = ROOT / "adapters" / "node-example" / "adapter.js"
 REFERENCE = shlex.join([sys.executable, "-m", "streamroute.reference.serve"])
 TIMEOUT = 1.0
 
@@ -84,7 +89,8 @@ def _inline(tmp_path: Path, body: str) -> str:
     imports = (
         "import os, sys\n"
         "from streamroute.reference.adapter import router\n"
-        "from streamroute.reference.serve import answer, serve\n"
+        "from streamroute.reference.serve import reference_replies, serve\n"
+        "answer = reference_replies(router)\n"
     )
     script.write_text(imports + body + "serve(reply_to)\n", encoding="utf-8")
     return shlex.join([sys.executable, str(script)])
@@ -154,6 +160,57 @@ def test_the_node_example_passes_every_core_vector(bundled: list[Vector]) -> Non
 # -- the broken adapters -----------------------------------------------------
 
 
+# -- one protocol version, read from spec/protocol-start.schema.json ------------
+
+# A version written into an adapter's code: `PROTOCOL_VERSION = 1`, `version: 1`, `"version": 1`.
+RESTATED_VERSION = re.compile(r"""(\b\w*VERSION\s*=|["']?\bversion["']?\s*:)\s*\d""")
+
+
+def test_no_adapter_restates_the_protocol_version() -> None:
+    sources = [ROOT / "reference" / "serve.py"]
+    sources += [
+        p
+        for p in (ROOT / "adapters").rglob("*")
+        if p.suffix in (".py", ".js") and "node_modules" not in p.parts
+    ]
+    restated = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sources
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if RESTATED_VERSION.search(line)
+    ]
+    assert restated == []
+
+
+LOOP_BY_PATH = f"""
+import sys
+sys.path.insert(0, {str(ROOT / "adapters")!r})
+from protocol_loop import serve_streams
+serve_streams({{"name": "x", "version": "0", "language": "python", "profiles": ["core"]}}, print)
+"""
+NODE_LOOP = f"""
+require({str(ROOT / "adapters" / "node-common" / "responses_events.js")!r})
+  .serve({{name: "x", version: "0", language: "javascript", profiles: ["core"]}}, async () => ({{}}));
+"""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # -I -S: no site-packages, so nothing of streamroute: what a library adapter's virtualenv has.
+        [sys.executable, "-I", "-S", "-c", LOOP_BY_PATH],
+        pytest.param(["node", str(NODE_EXAMPLE)], marks=needs_node),
+        pytest.param(["node", "-e", NODE_LOOP], marks=needs_node),
+    ],
+    ids=["python-library-loop", "node-example", "node-library-loop"],
+)
+def test_each_adapter_loop_answers_the_version_of_the_schema(command: list[str]) -> None:
+    commands = json.dumps(start_message()) + "\n" + json.dumps(STOP) + "\n"
+    done = subprocess.run(command, input=commands, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["version"] == protocol_version()
+
+
 def test_a_crash_errors_that_vector_with_its_stderr_and_the_run_goes_on(tmp_path: Path) -> None:
     results = _run(broken("crash_on_third.py"), _hellos(tmp_path, 7))
     errored, passed = Status.ERRORED, Status.PASSED
@@ -197,12 +254,15 @@ def test_a_wrong_protocol_version_is_refused_in_one_line(
 ) -> None:
     root = tmp_path / "mine"
     _hellos(root, 1)
-    with pytest.raises(UsageError, match="speaks protocol version 2; this harness speaks version 1"):
+    refused = (
+        f"speaks protocol version {protocol_version() + 1}; this harness speaks version {protocol_version()}"
+    )
+    with pytest.raises(UsageError, match=refused):
         Suite.prepare(vector_dirs=[root], adapter_command=broken("wrong_version.py"))
     assert main(["run", "--vectors", str(root), "--adapter-command", broken("wrong_version.py")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "speaks protocol version 2" in err
+    assert refused in err
 
 
 @pytest.mark.parametrize(
@@ -219,7 +279,7 @@ def test_a_reply_out_of_protocol_errors_the_vector(tmp_path: Path, change: str, 
     command = _inline(
         tmp_path,
         "def reply_to(message):\n"
-        "    reply = answer(router, message)\n"
+        "    reply = answer(message)\n"
         f"    if message['cmd'] == 'run':\n        {change}\n"
         "    return reply\n",
     )
@@ -232,7 +292,7 @@ def test_an_invalid_outcome_fails_the_vector_as_in_process(tmp_path: Path) -> No
     command = _inline(
         tmp_path,
         "def reply_to(message):\n"
-        "    reply = answer(router, message)\n"
+        "    reply = answer(message)\n"
         "    if message['cmd'] == 'run':\n"
         "        reply['events'][2] = [{'kind': 'text.delta'}]\n"
         "    return reply\n",
@@ -249,7 +309,7 @@ def test_an_adapter_that_describes_itself_differently_after_a_restart_is_errored
         tmp_path,
         "def reply_to(message):\n"
         "    if message['cmd'] == 'run':\n        sys.exit(1)\n"
-        "    reply = answer(router, message)\n"
+        "    reply = answer(message)\n"
         "    reply['implementation']['version'] = str(os.getpid())\n"
         "    return reply\n",
     )
@@ -289,7 +349,11 @@ def test_smoke_describes_a_working_adapter(command: str) -> None:
     ("command", "problem"),
     [
         (broken("garbage.py"), "on a two-event stream: the adapter wrote what is not JSON"),
-        (broken("wrong_version.py"), "the adapter speaks protocol version 2; this harness speaks version 1"),
+        (
+            broken("wrong_version.py"),
+            f"the adapter speaks protocol version {protocol_version() + 1}; "
+            f"this harness speaks version {protocol_version()}",
+        ),
         ("no-such-adapter-command", "cannot start the adapter"),
         (shlex.join([sys.executable, "-c", "import time; time.sleep(60)"]), "no answer within 1 s"),
         (
@@ -321,9 +385,10 @@ def test_the_harness_sends_messages_valid_against_their_schemas(streams: list[Ve
 
 @pytest.mark.slow
 def test_the_reference_replies_valid_against_their_schemas(streams: list[Vector]) -> None:
-    assert first_error(PROTOCOL_START_REPLY, serve.start_reply(router)) is None
+    replies = serve.reference_replies(router)
+    assert first_error(PROTOCOL_START_REPLY, replies(start_message())) is None
     for seq, vector in enumerate(streams):
-        reply = serve.run_reply(router, seq, run_message(seq, vector)["vector"])
+        reply = replies(run_message(seq, vector))
         assert first_error(PROTOCOL_RUN_REPLY, reply) is None, vector.id
 
 
@@ -432,7 +497,7 @@ def test_a_start_reply_past_its_limits_is_refused_in_one_line(tmp_path: Path) ->
     command = _inline(
         tmp_path,
         "def reply_to(message):\n"
-        "    reply = answer(router, message)\n"
+        "    reply = answer(message)\n"
         "    if message['cmd'] == 'start':\n"
         "        reply['implementation']['name'] = 'n' * 100_000\n"
         "    return reply\n",

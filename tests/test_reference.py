@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import time
 import tracemalloc
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,8 +16,8 @@ from streamroute.conformance.results import Status
 from streamroute.conformance.schemas import BUNDLED_VECTORS, PROTOCOL_RUN_REPLY, SPEC_DIR, first_error
 from streamroute.conformance.suite import Suite
 from streamroute.conformance.vectors import Vector
-from streamroute.reference import EVENT_TYPES, Router, serve
-from streamroute.reference.fields import loads_strict
+from streamroute.reference import EVENT_TYPES, Router, fields, serve
+from streamroute.reference.fields import Violation, loads_strict
 
 
 @pytest.mark.parametrize(
@@ -152,3 +154,72 @@ def test_the_protocol_server_writes_strict_json_or_an_errored_reply() -> None:
     assert first_error(PROTOCOL_RUN_REPLY, errored) is None
     assert (errored["seq"], errored["errored"]) == (5, True)
     assert "cannot be written as JSON" in errored["message"]
+
+
+# -- the accessors of fields.py: their common case first, the same answers ------------------
+
+JSON_VALUES: list[Any] = [None, True, False, 0, 7, -1, 2**64, 1.5, -0.0, "", "x", [], ["x"], {}, {"a": 1}]
+
+
+def _answer(read: Callable[..., Any], *arguments: Any) -> Any:
+    """What an accessor answers: its value, or the code and message of the Violation it raises."""
+    try:
+        return ("value", read(*arguments))
+    except Violation as violation:
+        return ("violation", violation.code, violation.message)
+
+
+def _malformed(field: str, wanted: str, value: Any) -> tuple[str, str, str]:
+    shown = "null" if value is None else type(value).__name__
+    return ("violation", "malformed_event", f"field {field!r} must be {wanted}, got {shown}")
+
+
+def _is_index(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+@pytest.mark.parametrize("value", JSON_VALUES, ids=repr)
+def test_each_accessor_answers_what_its_type_says_for_every_kind_of_value(value: Any) -> None:
+    present, absent = {"f": value}, {}
+    string, index = isinstance(value, str), _is_index(value)
+    assert _answer(fields.required_str, present, "f") == (
+        ("value", value) if string else _malformed("f", "a string", value)
+    )
+    assert _answer(fields.optional_str, present, "f") == (
+        ("value", value) if string or value is None else _malformed("f", "a string", value)
+    )
+    assert _answer(fields.optional_index, present, "f") == (
+        ("value", value) if index or value is None else _malformed("f", "a non-negative integer", value)
+    )
+    assert _answer(fields.index_or_zero, present, "f") == (
+        ("value", 0 if value is None else value)
+        if index or value is None
+        else _malformed("f", "a non-negative integer", value)
+    )
+    assert fields.label(present, "f") == (value if string else None)
+    assert fields.natural(present, "f", 9) == (value if index else 9)
+    assert _answer(fields.required_str, absent, "f") == _malformed("f", "a string", None)
+    assert (fields.optional_str(absent, "f"), fields.index_or_zero(absent, "f")) == (None, 0)
+
+
+def _reference_separately(event: dict[str, Any]) -> tuple[str | None, int | None]:
+    return fields.optional_str(event, "item_id"), fields.optional_index(event, "output_index")
+
+
+def _delta_separately(event: dict[str, Any], index_field: str | None) -> tuple[Any, ...]:
+    index = 0 if index_field is None else fields.index_or_zero(event, index_field)
+    return (index, fields.required_str(event, "delta"), *fields.item_reference(event))
+
+
+def test_the_accessors_of_several_fields_answer_what_the_single_ones_do() -> None:
+    """`item_reference` and `delta_fields` take the common case in one call; for every
+    combination of values they answer what their single accessors answer, in order."""
+    for item_id, output_index in itertools.product(JSON_VALUES, repeat=2):
+        event = {"item_id": item_id, "output_index": output_index}
+        assert _answer(fields.item_reference, event) == _answer(_reference_separately, event)
+    few = [None, True, 0, 3, -1, "", "x", []]
+    for index, delta, item_id, output_index in itertools.product(few, repeat=4):
+        event = {"content_index": index, "delta": delta, "item_id": item_id, "output_index": output_index}
+        for index_field in ("content_index", None):
+            fast = _answer(fields.delta_fields, event, index_field)
+            assert fast == _answer(_delta_separately, event, index_field), (event, index_field)

@@ -11,6 +11,8 @@ import pytest
 from conftest import hello, write_vector
 from streamroute.conformance.cli import main
 from streamroute.conformance.limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, TOO_DEEP
+from streamroute.conformance.render import summary_markdown
+from streamroute.conformance.report import Report
 from streamroute.conformance.results import MAX_CELL_CHARS, Status
 from streamroute.conformance.schemas import REPORT, first_error, schema
 
@@ -256,3 +258,13 @@ def test_the_report_schema_states_the_limits_of_the_harness() -> None:
     assert cell["fields"]["maxLength"] == cell["event"]["maxLength"] == MAX_CELL_CHARS
     ops = schema(REPORT + "#/$defs/comparison")["properties"]["rows"]["items"]["properties"]["op"]["enum"]
     assert set(ops) == {"equal", "differs", "missing", "unexpected", "omitted"}
+
+
+def test_a_markdown_summary_shows_a_message_as_written_not_as_html(tmp_path: Path) -> None:
+    """A job summary renders HTML: a message's `<` and `&` are escaped, its `|` ends no cell."""
+    _, path = _report(tmp_path)
+    report = Report.load(path)
+    wrong = next(line for line in report.vectors if line["id"] == "core/wrong")
+    wrong["message"] = "expected <b>bold</b> & <!-- | -->"
+    row = next(row for row in summary_markdown(report).splitlines() if "core/wrong" in row)
+    assert row == "| `core/wrong` | failed | expected &lt;b&gt;bold&lt;/b&gt; &amp; &lt;!-- \\| --&gt; |"

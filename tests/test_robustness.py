@@ -16,6 +16,7 @@ import time
 import tracemalloc
 from typing import Any
 
+import pytest
 from conftest import THOROUGH
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,7 +24,7 @@ from streamroute.conformance.schemas import OUTCOME, first_error
 from streamroute.conformance.strategies import GeneratedStream, streams
 from streamroute.conformance.vectors import Vector
 from streamroute.reference import Router
-from streamroute.reference.router import MAX_BUFFERED_BYTES
+from streamroute.reference.router import MAX_BUFFERED_BYTES, Part
 from streamroute.reference.sse import ByteRouter
 
 ROUTED_TYPES = sorted(
@@ -171,6 +172,25 @@ def test_deep_json_data_is_invalid_data_not_a_crash() -> None:
     router = ByteRouter(Router())
     (outcomes,) = router.feed_bytes(b"data: " + b"[" * 100_000 + b"\n\n")
     assert [o["code"] for o in outcomes] == ["invalid_data"]
+
+
+def test_an_exception_inside_routing_is_an_error_and_routing_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CORE-EVT-2: a bug of the router, injected into the handling of a text delta, is
+    contained by `feed` as one `error`, and the next event is routed as usual."""
+
+    def broken(part: Part, delta: str) -> bool:
+        raise RuntimeError("injected")
+
+    router = Router()
+    router.feed({"type": "response.output_item.added", "item": {"id": "msg", "type": "message"}})
+    delta = {"type": "response.output_text.delta", "item_id": "msg", "content_index": 0, "delta": "hi"}
+    with monkeypatch.context() as patch:
+        patch.setattr(Part, "append", broken)
+        outcomes = router.feed(delta)
+    message = "event 1: the router failed: RuntimeError: injected"
+    assert outcomes == [{"kind": "error", "code": "internal_error", "message": message}]
+    assert [o["kind"] for o in router.feed(delta)] == ["text.delta"]
+    _check(router.feed({"type": "response.completed", "response": {"status": "completed"}}) + router.close())
 
 
 def test_a_runaway_call_holds_at_most_the_limit() -> None:

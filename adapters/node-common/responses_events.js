@@ -1,4 +1,4 @@
-// What the JavaScript library adapters share (spec/protocol.md, version 1), for libraries that
+// What the JavaScript library adapters share (spec/protocol.md), for libraries that
 // hand their application the Responses API's own events: `Translation` maps each event to
 // outcomes one to one, adding nothing; `Tally` puts each outcome under the event the library
 // was handling when it produced it; `body` is the fake HTTP response body, one event per
@@ -7,6 +7,7 @@
 "use strict";
 
 const readline = require("node:readline");
+const { PROTOCOL_VERSION } = require("./protocol.js");
 
 const LIFECYCLE = {
   "response.created": "created",
@@ -195,7 +196,7 @@ function serve(implementation, run) {
     queue = queue.then(async () => {
       if (command.cmd === "stop") process.exit(0);
       if (command.cmd === "start") {
-        process.stdout.write(JSON.stringify({ version: 1, implementation }) + "\n");
+        process.stdout.write(JSON.stringify({ version: PROTOCOL_VERSION, implementation }) + "\n");
         return;
       }
       let reply;

@@ -1,13 +1,12 @@
-// The streamroute adapter protocol (spec/protocol.md), version 1, around router.js.
+// The streamroute adapter protocol (spec/protocol.md) around router.js.
 //
 // One JSON command per line on stdin, one JSON reply per line on stdout;
 // logs go to stderr. Run it with `streamroute run --adapter-command "node adapter.js"`.
 "use strict";
 
 const readline = require("node:readline");
+const { PROTOCOL_VERSION } = require("../node-common/protocol.js");
 const { Router } = require("./router.js");
-
-const PROTOCOL_VERSION = 1;
 
 const IMPLEMENTATION = {
   name: "streamroute-node-example",

@@ -1,4 +1,4 @@
-// streamroute adapter (spec/protocol.md, version 1) for the OpenAI Agents SDK for JavaScript
+// streamroute adapter (spec/protocol.md) for the OpenAI Agents SDK for JavaScript
 // (`@openai/agents`): `run(agent, input, { stream: true })`. Run as
 // `node adapters/openai-agents-js/adapter.js FOLDER [ERROR_EVENT]`: FOLDER holds the node_modules
 // of one pinned release (each version's package.json and package-lock.json are in a folder beside

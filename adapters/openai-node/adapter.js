@@ -1,4 +1,4 @@
-// streamroute adapter (spec/protocol.md, version 1) for the `openai` npm package's
+// streamroute adapter (spec/protocol.md) for the `openai` npm package's
 // client.responses.stream(). Run as `node adapters/openai-node/adapter.js FOLDER`: FOLDER holds
 // the node_modules of the pinned release (its package.json and package-lock.json are in the
 // folder beside this file named for its version). Each vector is one request: the client's

@@ -33,10 +33,11 @@ def _mutant(fault: Fault, breaks: str, description: str, tool_call_point: str = 
 
 class _LibraryDesign:
     """The independent router behind a library design of spec/core.md section 12: each subclass
-    declares an option and hands over one thing the way the option lets it, wrongly."""
+    declares an option and hands over one thing the way the option lets it, wrongly (or, declaring
+    none, reads one thing wrongly around the router)."""
 
     profiles: tuple[str, ...] = ("core",)
-    options: ClassVar[Mapping[str, str]] = {}
+    options: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
         self.router = IndependentAdapter()(tools)
@@ -109,6 +110,113 @@ class LogprobsTyped(_LibraryDesign):
         if text_event and event.get("logprobs") is not None and not isinstance(event["logprobs"], list):
             return [{"kind": "error", "code": "malformed_event", "message": "logprobs is not a list"}]
         return super().feed(event)
+
+
+_CUSTOM_INPUT = ("response.custom_tool_call_input.delta", "response.custom_tool_call_input.done")
+_ARGUMENT_DELTAS = ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta")
+_ARGUMENTS_DONE = {
+    "response.function_call_arguments.done": "arguments",
+    "response.custom_tool_call_input.done": "input",
+}
+
+
+class CallIdTypeUnchecked(_LibraryDesign):
+    """Reads a custom input event's call_id only when it is a string, and takes any other for absent."""
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        if event_type(event) in _CUSTOM_INPUT and not isinstance(event.get("call_id"), (str, type(None))):
+            event = {key: value for key, value in event.items() if key != "call_id"}
+        return super().feed(event)
+
+
+class LateOversizedDeltasSilent(_LibraryDesign):
+    """Drops the later deltas of a call refused as too large without a word."""
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        refused = [(outcome["kind"], outcome.get("code")) for outcome in outcomes] == [("error", "too_large")]
+        return [] if refused and event_type(event) in _ARGUMENT_DELTAS else outcomes
+
+
+class OversizedCallCompared(_LibraryDesign):
+    """Compares the complete arguments of a call refused as too large with all of its deltas."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.streamed: dict[str, list[str]] = {}  # every delta each call's events carried, by item id
+        self.too_large: set[str] = set()  # the calls refused as too large
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        kind = event_type(event)
+        item_id = str(event.get("item_id")) if isinstance(event, dict) else ""
+        if kind in _ARGUMENT_DELTAS and isinstance(event.get("delta"), str):
+            self.streamed.setdefault(item_id, []).append(event["delta"])
+        refused_done = kind in _ARGUMENTS_DONE and item_id in self.too_large
+        if refused_done and event.get(_ARGUMENTS_DONE[kind]) != "".join(self.streamed.get(item_id, [])):
+            outcomes.insert(0, {"kind": "error", "code": "done_mismatch", "message": "the deltas differ"})
+        self.too_large.update(
+            o["item_id"] for o in outcomes if o["kind"] == "tool.error" and o["code"] == "too_large"
+        )
+        return outcomes
+
+
+class OutputIndexZeroWhenOmitted(_LibraryDesign):
+    """Reports an event that omits its output_index at output index 0, not at its item's."""
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        if not isinstance(event, dict) or event.get("output_index") is not None:
+            return outcomes
+        return [{**o, "output_index": 0} if "output_index" in o else o for o in outcomes]
+
+
+class TextPastLimitCompared(_LibraryDesign):
+    """Compares the text.done of a part whose deltas passed the limit with all of its deltas."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.shown: dict[tuple[str, int], list[str]] = {}  # every text delta of each part
+        self.too_large: set[tuple[str, int]] = set()  # the parts past the limit
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        kind = event_type(event)
+        if kind not in ("response.output_text.delta", "response.output_text.done"):
+            return outcomes
+        part = (str(event.get("item_id")), event.get("content_index") or 0)
+        if kind == "response.output_text.delta":
+            self.shown.setdefault(part, []).append(str(event.get("delta")))
+            if any(o["kind"] == "error" and o.get("code") == "too_large" for o in outcomes):
+                self.too_large.add(part)
+        elif part in self.too_large and event.get("text") != "".join(self.shown.get(part, [])):
+            outcomes.insert(0, {"kind": "error", "code": "done_mismatch", "message": "the deltas differ"})
+        return outcomes
+
+
+class _RepeatedDoneSilent(_LibraryDesign):
+    """The independent router, silent on a repeated event of the types it names."""
+
+    done_types: ClassVar[tuple[str, ...]] = ()
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        if event_type(event) not in self.done_types:
+            return outcomes
+        return [o for o in outcomes if (o["kind"], o.get("code")) != ("error", "duplicate_event")]
+
+
+class RepeatedItemDoneSilent(_RepeatedDoneSilent):
+    """Ignores a second output_item.done of an item without a word (the call still runs once)."""
+
+    done_types = ("response.output_item.done",)
+
+
+class RepeatedPreviewDoneSilent(_RepeatedDoneSilent):
+    """Ignores a second .done of a call's preview, or one after its done item, without a word."""
+
+    done_types = ("response.apply_patch_call_operation_diff.done", "response.shell_call_command.done")
+    options: ClassVar[Mapping[str, Any]] = {"call_types": IndependentAdapter().options["call_types"]}
 
 
 class OutputIndexDeclaredOnly(_LibraryDesign):
@@ -268,7 +376,7 @@ MUTANTS: list[Mutant] = [
     ),
     _mutant(
         Fault.CUSTOM_INPUT_TO_OPEN_CALL,
-        "CORE-ITEM-8",
+        "CORE-ITEM-11",
         "gives a custom input event with no id at all to the most recent open custom call",
     ),
     # answer text, refusal and reasoning
@@ -380,11 +488,11 @@ MUTANTS: list[Mutant] = [
     ),
     _mutant(
         Fault.ACCEPT_NON_OBJECT_ARGUMENTS,
-        "CORE-CALL-3",
+        "CORE-CALL-15",
         "passes arguments that parse to a JSON array or scalar on to the call",
     ),
     _mutant(
-        Fault.PARSE_CUSTOM_INPUT, "CORE-CALL-3", "parses a custom call's free-text input as JSON arguments"
+        Fault.PARSE_CUSTOM_INPUT, "CORE-CALL-16", "parses a custom call's free-text input as JSON arguments"
     ),
     _mutant(
         Fault.NAME_FROM_ARGUMENTS_DONE,
@@ -393,7 +501,7 @@ MUTANTS: list[Mutant] = [
     ),
     _mutant(
         Fault.DONE_ITEM_IDENTITY_WINS,
-        "CORE-CALL-4",
+        "CORE-CALL-17",
         "a done item that states another call_id or name silently replaces the announced one",
     ),
     _mutant(Fault.IGNORE_ITEM_STATUS, "CORE-CALL-5", "executes a call whose done item has status incomplete"),
@@ -459,7 +567,7 @@ MUTANTS: list[Mutant] = [
     _mutant(Fault.FORGET_END, "CORE-LIFE-5", "close() produces no end"),
     _mutant(
         Fault.END_IGNORES_ERROR_EVENT,
-        "CORE-LIFE-5",
+        "CORE-LIFE-8",
         "ends a stream without a terminal event as truncated even after an error event",
     ),
     _mutant(
@@ -467,7 +575,7 @@ MUTANTS: list[Mutant] = [
         "CORE-ERR-1",
         "reads only the flat error shape, never Open Responses' nested one",
     ),
-    _mutant(Fault.ERROR_EVENT_TERMINAL, "CORE-ERR-1", "takes an error event for the end of the response"),
+    _mutant(Fault.ERROR_EVENT_TERMINAL, "CORE-ERR-4", "takes an error event for the end of the response"),
     _mutant(
         Fault.ERROR_STRING_FALLS_BACK_TO_FLAT,
         "CORE-ERR-2",
@@ -491,7 +599,7 @@ MUTANTS: list[Mutant] = [
     ),
     _mutant(
         Fault.TOO_LARGE_AFTER_COMPLETE,
-        "CORE-ARGS-4 CORE-LIMIT-1",
+        "CORE-ARGS-4 CORE-LIMIT-5",
         "answers a delta after the arguments .done of an oversized call with too_large instead of late_delta",
     ),
     _mutant(Fault.NO_DEPTH_LIMIT, "CORE-LIMIT-2", "parses arguments however deep they nest"),
@@ -513,4 +621,12 @@ MUTANTS: list[Mutant] = [
     mutant(ResponseIdPerEvent, "core.response-id-per-event", "CORE-LIFE-7"),
     mutant(LogprobsTyped, "core.logprobs-typed", "CORE-TEXT-10"),
     mutant(OutputIndexDeclaredOnly, "core.output-index-declared-only", "CORE-ITEM-10"),
+    # read around the router
+    mutant(CallIdTypeUnchecked, "core.call-id-type-unchecked", "CORE-ITEM-13"),
+    mutant(LateOversizedDeltasSilent, "core.late-oversized-deltas-silent", "CORE-LIMIT-5"),
+    mutant(OversizedCallCompared, "core.oversized-call-compared", "CORE-LIMIT-6"),
+    mutant(RepeatedItemDoneSilent, "core.repeated-item-done-silent", "CORE-ITEM-14"),
+    mutant(TextPastLimitCompared, "core.text-past-limit-compared", "CORE-LIMIT-7"),
+    mutant(OutputIndexZeroWhenOmitted, "core.output-index-zero-when-omitted", "CORE-ITEM-15"),
+    mutant(RepeatedPreviewDoneSilent, "core.repeated-preview-done-silent", "CORE-CALLTYPE-9"),
 ]

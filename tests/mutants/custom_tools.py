@@ -21,9 +21,9 @@ from streamroute.reference.consumers import (
     Silent,
     ToolName,
 )
-from streamroute.reference.fields import JSONObject
 from streamroute.reference.patch import ENDED, UPDATING, WHITESPACE, PatchError, PatchParser
 from streamroute.reference.router import CALL_TYPES, Item, Slot
+from streamroute.reference.types import JSONObject
 
 from . import mutant
 
@@ -64,9 +64,7 @@ def _refused(outcomes: list[Outcome]) -> bool:
 def _streamed(item: Item) -> str:
     """What a call's input is as far as the router knows it: complete, or the deltas so far."""
     arguments = item.arguments
-    return (
-        arguments.complete if arguments.complete is not None else "".join(arguments.runs + arguments.recent)
-    )
+    return item.complete if item.complete is not None else "".join(arguments.runs + arguments.recent)
 
 
 def _before_call(outcomes: list[Outcome], item: Item, inserted: list[Outcome]) -> list[Outcome]:
@@ -250,6 +248,16 @@ class ConsumesDeltaWithoutId(CustomTools):
         return outcomes
 
 
+class CallIdOverItemId(CustomTools):
+    """Attributes an input delta stating a call_id by that call id, even when its item_id names the item."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        delta = _custom_delta(event)
+        if delta is not None and isinstance(delta.get("call_id"), str) and delta.get("item_id") is not None:
+            event = {key: value for key, value in delta.items() if key != "item_id"}
+        return super().feed(event)
+
+
 class SkipsEmptyDeltas(CustomTools):
     """Does not bother the consumer with an empty delta."""
 
@@ -381,14 +389,14 @@ class FinishesAtEnd(CustomTools):
     """Finishes the active consumer when the response ends, to flush its last preview."""
 
     def feed(self, event: object) -> list[Outcome]:
-        slot, ended = self._slot, self._end_status is not None
+        slot, ended = self._slot, self.stream_state == "TERMINAL"
         return self._flushed(slot, super().feed(event)) if not ended else super().feed(event)
 
     def close(self) -> list[Outcome]:
         return self._flushed(self._slot, super().close())
 
     def _flushed(self, slot: Slot | None, outcomes: list[Outcome]) -> list[Outcome]:
-        if slot is None or (self._end_status is None and not self._closed):
+        if slot is None or self.stream_state not in ("TERMINAL", "CLOSED"):
             return outcomes
         return _before_call(outcomes, slot.item, self._finish(slot, _streamed(slot.item))[0])
 
@@ -683,8 +691,8 @@ class PatchFinishJudgesStream(CustomTools):
 MUTANTS = [
     mutant(ConsumerPerCall, "custom.consumer-per-call", "CUSTOM-SLOT-1", "CUSTOM-SLOT-5"),
     mutant(MatchesToolByNameOnly, "custom.tool-by-name-only", "CUSTOM-SLOT-2"),
-    mutant(KeepsSlotForToolWithoutConsumer, "custom.keeps-slot-for-tool-without-consumer", "CUSTOM-SLOT-2"),
-    mutant(BindsCallWithoutCallId, "custom.binds-call-without-call-id", "CUSTOM-SLOT-2"),
+    mutant(KeepsSlotForToolWithoutConsumer, "custom.keeps-slot-for-tool-without-consumer", "CUSTOM-SLOT-6"),
+    mutant(BindsCallWithoutCallId, "custom.binds-call-without-call-id", "CUSTOM-SLOT-7"),
     mutant(FunctionCallKeepsConsumer, "custom.function-call-keeps-consumer", "CUSTOM-SLOT-3"),
     mutant(AnyItemEmptiesSlot, "custom.any-item-empties-slot", "CUSTOM-SLOT-4"),
     mutant(RefusedAddedRebinds, "custom.refused-added-rebinds", "CUSTOM-SLOT-4"),
@@ -696,6 +704,7 @@ MUTANTS = [
     mutant(IgnoresStatedCallId, "custom.ignores-stated-call-id", "CUSTOM-DELTA-2"),
     mutant(SkipsDeltaNamedByOutputIndex, "custom.skips-delta-named-by-output-index", "CUSTOM-DELTA-2"),
     mutant(ConsumesDeltaWithoutId, "custom.consumes-delta-without-id", "CUSTOM-DELTA-3"),
+    mutant(CallIdOverItemId, "custom.call-id-over-item-id", "CORE-ITEM-12"),
     mutant(SkipsEmptyDeltas, "custom.skips-empty-deltas", "CUSTOM-DELTA-4"),
     mutant(UpdateBeforeDelta, "custom.update-before-delta", "CUSTOM-DELTA-4"),
     mutant(NeverFinishes, "custom.never-finishes", "CUSTOM-FIN-1"),

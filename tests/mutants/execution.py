@@ -65,6 +65,17 @@ class ExecutionBeforeItsCause(Execution):
     executor = _CausesFirst
 
 
+class _KeepsCallsToItself(Executor):
+    def feed(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
+        return _without("tool.call", super().feed(outcomes))
+
+
+class KeepsCallsToItself(Execution):
+    """Keeps the router's tool.call to itself, passing on only what it decided about the call."""
+
+    executor = _KeepsCallsToItself
+
+
 class _RecordsRouterErrors(Executor):
     def feed(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
         outcomes = list(outcomes)
@@ -188,6 +199,36 @@ class CatalogueInputDropped(Execution):
     """Records and runs a call's arguments or input only, as for function and custom calls."""
 
     executor = _CatalogueInputDropped
+
+
+class _ApprovalByServer(Executor):
+    def _allowed(self, record: Record) -> Tool | None:
+        if record.tool_type != "mcp_approval" or record.server_label is None:
+            return super()._allowed(record)
+        return super()._allowed(dataclasses.replace(record, name=record.server_label))
+
+
+class ApprovalByServer(Execution):
+    """Looks an MCP approval request up on the allow-list by its server's label, not by its MCP tool."""
+
+    executor = _ApprovalByServer
+
+
+class _ChecksFunctionsOnly(Executor):
+    def _decide(self, record: Record) -> tuple[Trigger, dict[str, Any]]:
+        if record.tool_type == "function":
+            return super()._decide(record)
+        validators, self._validators = self._validators, {}
+        try:
+            return super()._decide(record)
+        finally:
+            self._validators = validators
+
+
+class ChecksFunctionsOnly(Execution):
+    """Checks only function calls against the tool's parameters: a tool search's arguments go unchecked."""
+
+    executor = _ChecksFunctionsOnly
 
 
 class _ApprovalAsDeclared(Executor):
@@ -327,6 +368,17 @@ class ApprovalsInMemory(Execution):
 
 
 # -- running, exactly once (sections 5, 6) -------------------------------------------
+
+
+class _ResultDropped(Executor):
+    def _succeed(self, running: Record, value: Any) -> list[Outcome]:
+        return super()._succeed(running, None)
+
+
+class ResultDropped(Execution):
+    """Records a call succeeded without the value its tool returned, which only the model is given."""
+
+    executor = _ResultDropped
 
 
 class _FailuresSucceed(Executor):
@@ -645,7 +697,8 @@ class AuditsThisProcessOnly(Execution):
 
 
 MUTANTS = [
-    mutant(ExecutionBeforeItsCause, "exec.execution-before-its-cause", "EXEC-FLOW-1"),
+    mutant(KeepsCallsToItself, "exec.keeps-calls-to-itself", "EXEC-FLOW-1"),
+    mutant(ExecutionBeforeItsCause, "exec.execution-before-its-cause", "EXEC-FLOW-3"),
     mutant(RecordsRouterErrors, "exec.records-router-errors", "EXEC-FLOW-2"),
     mutant(NoReadyWithoutApproval, "exec.no-ready-without-approval", "EXEC-STATE-1"),
     mutant(RunningStateInMemory, "exec.running-state-in-memory", "EXEC-STATE-2", "EXEC-ONCE-1"),
@@ -654,23 +707,26 @@ MUTANTS = [
     mutant(AllowsAnyType, "exec.allows-any-type", "EXEC-CHECK-1"),
     mutant(AllowsOfferedTools, "exec.allows-offered-tools", "EXEC-CHECK-1"),
     mutant(CatalogueInputDropped, "exec.catalogue-input-dropped", "EXEC-CALLTYPE-1"),
+    mutant(ApprovalByServer, "exec.approval-by-server", "EXEC-CALLTYPE-3"),
+    mutant(ChecksFunctionsOnly, "exec.checks-functions-only", "EXEC-CALLTYPE-4"),
     mutant(ApprovalAsDeclared, "exec.approval-as-declared", "EXEC-CALLTYPE-2"),
     mutant(broken_executors.NoValidation, "exec.no-validation", "EXEC-CHECK-2"),
-    mutant(PointsAtParent, "exec.points-at-parent", "EXEC-CHECK-2"),
-    mutant(PointerUnescaped, "exec.pointer-unescaped", "EXEC-CHECK-2"),
+    mutant(PointsAtParent, "exec.points-at-parent", "EXEC-CHECK-5"),
+    mutant(PointerUnescaped, "exec.pointer-unescaped", "EXEC-CHECK-5"),
     mutant(IgnoresPermission, "exec.ignores-permission", "EXEC-CHECK-3"),
     mutant(PermissionBeforeSchema, "exec.permission-before-schema", "EXEC-CHECK-4"),
     mutant(broken_executors.NoApproval, "exec.no-approval", "EXEC-APPROVE-1"),
     mutant(AsksBeforeChecks, "exec.asks-before-checks", "EXEC-APPROVE-1", "EXEC-CHECK-4"),
     mutant(IgnoresUnexpectedApproval, "exec.ignores-unexpected-approval", "EXEC-APPROVE-2"),
     mutant(ApprovalsInMemory, "exec.approvals-in-memory", "EXEC-APPROVE-3", "EXEC-RESTART-3"),
-    mutant(FailingToolSucceeds, "exec.failing-tool-succeeds", "EXEC-RUN-1"),
+    mutant(ResultDropped, "exec.result-dropped", "EXEC-RUN-1"),
+    mutant(FailingToolSucceeds, "exec.failing-tool-succeeds", "EXEC-RUN-3"),
     mutant(PendingToolSucceeds, "exec.pending-tool-succeeds", "EXEC-RUN-2"),
     mutant(broken_executors.ForgetsAtRestart, "exec.forgets-at-restart", "EXEC-ONCE-1", "EXEC-RESTART-1"),
     mutant(DuplicateIgnored, "exec.duplicate-ignored", "EXEC-ONCE-2"),
     mutant(CancelLeavesRunningCalls, "exec.cancel-leaves-running-calls", "EXEC-CANCEL-1"),
     mutant(CancelOnlyExistingCalls, "exec.cancel-only-existing-calls", "EXEC-CANCEL-2"),
-    mutant(CancelRepeats, "exec.cancel-repeats", "EXEC-CANCEL-3"),
+    mutant(CancelRepeats, "exec.cancel-repeats", "EXEC-CANCEL-5"),
     mutant(CancelOutlivesTurn, "exec.cancel-outlives-turn", "EXEC-CANCEL-4"),
     mutant(RetractionLeavesReadyCalls, "exec.retraction-leaves-ready-calls", "EXEC-RETRACT-1"),
     mutant(RetractionLetsRunningCallsRun, "exec.retraction-lets-running-calls-run", "EXEC-RETRACT-2"),
@@ -682,7 +738,7 @@ MUTANTS = [
     mutant(RerunsInterruptedCall, "exec.reruns-interrupted-call", "EXEC-RESTART-2", "EXEC-ONCE-1"),
     mutant(ResumesCallsAwaitingApproval, "exec.resumes-calls-awaiting-approval", "EXEC-RESTART-3"),
     mutant(DefersRecovery, "exec.defers-recovery", "EXEC-RESTART-4"),
-    mutant(RecoversReadyCallsFirst, "exec.recovers-ready-calls-first", "EXEC-RESTART-4"),
+    mutant(RecoversReadyCallsFirst, "exec.recovers-ready-calls-first", "EXEC-RESTART-5"),
     mutant(AuditsDeltas, "exec.audits-deltas", "EXEC-AUDIT-1"),
     mutant(AuditsThisProcessOnly, "exec.audits-this-process-only", "EXEC-AUDIT-2"),
 ]

@@ -7,17 +7,9 @@ import dataclasses
 from typing import Any, ClassVar
 from unittest import mock
 
+from streamroute.conformance.event_types import EventType, lifecycle_types, terminal_types
 from streamroute.producer import checker
-from streamroute.producer.checker import (
-    ITEM_TYPES,
-    LIFECYCLE,
-    TERMINAL,
-    TEXTS,
-    Captured,
-    CaptureReport,
-    _Checker,
-    _Item,
-)
+from streamroute.producer.checker import EVENTS, Captured, CaptureReport, _Checker, _Item
 from streamroute.reference.fields import loads_strict
 from streamroute.reference.sse import Decoder
 
@@ -130,7 +122,7 @@ class AnyLifecycleEventFirst(Variant):
     """Lets the stream start with any lifecycle event, not only response.created."""
 
     def _in_place(self, event_type: str, sequence: object) -> bool:
-        if self.first and event_type in LIFECYCLE:
+        if self.first and event_type in lifecycle_types():
             self.first = False
         return super()._in_place(event_type, sequence)
 
@@ -138,7 +130,7 @@ class AnyLifecycleEventFirst(Variant):
 class ErrorEventIsTerminal(Variant):
     """Counts an `error` event as the terminal event."""
 
-    replaces = ("TERMINAL", TERMINAL | {"error"})
+    replaces = ("EVENTS", {**EVENTS, "error": dataclasses.replace(EVENTS["error"], terminal=True)})
 
 
 class SecondTerminalIsLateEvent(Variant):
@@ -152,7 +144,7 @@ class AfterTerminalUnchecked(Variant):
     """Ignores whatever follows the terminal event, but a second terminal event."""
 
     def _in_place(self, event_type: str, sequence: object) -> bool:
-        if self.terminal is not None and event_type not in TERMINAL:
+        if self.terminal is not None and event_type not in terminal_types():
             return False
         return super()._in_place(event_type, sequence)
 
@@ -161,7 +153,7 @@ class ResponseIdAtTerminalOnly(Variant):
     """Compares the response id of response.created with that of the terminal event only."""
 
     def _lifecycle(self, event_type: str, response: dict[str, Any]) -> None:
-        if event_type not in TERMINAL and self.response_id is not None:
+        if event_type not in terminal_types() and self.response_id is not None:
             response = {**response, "id": self.response_id}
         super()._lifecycle(event_type, response)
 
@@ -185,6 +177,27 @@ class OutputOrderUnchecked(Variant):
             output = sorted(response["output"], key=lambda listed: position.get(listed.get("id"), -1))
             response = {**response, "output": output}
         super()._lifecycle(event_type, response)
+
+
+# What the response object states when PROD-LIFE-6 holds.
+_STATED = {"object": "response", "created_at": 1764505140, "model": "gpt-5.1"}
+
+
+class ResponseFieldsOnCreatedOnly(Variant):
+    """Checks the response object's object, created_at and model on response.created only."""
+
+    def _lifecycle(self, event_type: str, response: dict[str, Any]) -> None:
+        super()._lifecycle(
+            event_type, response if event_type == "response.created" else {**response, **_STATED}
+        )
+
+
+class ResponseFieldsPresenceOnly(Variant):
+    """Checks that the response object has object, created_at and model, not what they hold."""
+
+    def _lifecycle(self, event_type: str, response: dict[str, Any]) -> None:
+        stated = {member: value for member, value in _STATED.items() if member in response}
+        super()._lifecycle(event_type, {**response, **stated})
 
 
 # -- items (section 5) -----------------------------------------------------------------
@@ -233,8 +246,15 @@ class ItemTypeUnchecked(Variant):
     """Takes every item event for an item of whatever type."""
 
     replaces = (
-        "ITEM_TYPES",
-        dict.fromkeys(ITEM_TYPES, tuple({t for types in ITEM_TYPES.values() for t in types})),
+        "EVENTS",
+        {
+            name: dataclasses.replace(
+                event, item_types=tuple({t for e in EVENTS.values() for t in e.item_types})
+            )
+            if event.item_types
+            else event
+            for name, event in EVENTS.items()
+        },
     )
 
 
@@ -263,18 +283,20 @@ class OpenPartAtItemDoneAllowed(Variant):
 class TextOutsidePartAllowed(Variant):
     """Takes text events whether their part is open or not."""
 
-    replaces = ("TEXTS", {family: dataclasses.replace(text, part=None) for family, text in TEXTS.items()})
+    replaces = (
+        "EVENTS",
+        {name: dataclasses.replace(event, part_required=False) for name, event in EVENTS.items()},
+    )
 
 
 class SecondTextDoneAllowed(Variant):
     """Takes a second `.done` of a text for a fresh statement of the whole text."""
 
-    def _text_event(self, item: _Item, family: str, event_type: str, event: dict[str, Any]) -> None:
-        spec = TEXTS[family]
-        text = item.texts.get((family, None if spec.index is None else event.get(spec.index, 0)))
-        if event_type.endswith(".done") and text is not None:
+    def _text_event(self, item: _Item, kind: EventType, event: dict[str, Any], value: str) -> None:
+        text = item.texts.get((kind.family, None if kind.index is None else event.get(kind.index, 0)))
+        if kind.step == "done" and text is not None:
             text.complete = None
-        super()._text_event(item, family, event_type, event)
+        super()._text_event(item, kind, event, value)
 
 
 class TextDoneUnchecked(Unchecked):
@@ -286,7 +308,7 @@ class TextDoneUnchecked(Unchecked):
 class DoneItemTextUnchecked(Variant):
     """Compares a done call item's call_id and name with its announcement, not its arguments."""
 
-    def _compare(self, item: _Item, family: str, index: int | None, stated: str, what: str) -> None:
+    def _compare(self, item: _Item, family: str, index: int | None, stated: object, what: str) -> None:
         if index is not None:  # a message's part; a call's text has no index
             super()._compare(item, family, index, stated, what)
 
@@ -343,6 +365,8 @@ MUTANTS = [
     _checker(ResponseIdAtTerminalOnly, "prod.response-id-at-terminal-only", "PROD-LIFE-4"),
     _checker(OpenItemsAtCompletedAllowed, "prod.open-items-at-completed-allowed", "PROD-LIFE-5"),
     _checker(OutputOrderUnchecked, "prod.output-order-unchecked", "PROD-LIFE-5"),
+    _checker(ResponseFieldsOnCreatedOnly, "prod.response-fields-on-created-only", "PROD-LIFE-6"),
+    _checker(ResponseFieldsPresenceOnly, "prod.response-fields-presence-only", "PROD-LIFE-6"),
     _checker(ReannouncedItemAllowed, "prod.reannounced-item-allowed", "PROD-ITEM-1"),
     _checker(UnannouncedItemsSkipped, "prod.unannounced-items-skipped", "PROD-ITEM-1"),
     _checker(OutputIndexOrderUnchecked, "prod.output-index-order-unchecked", "PROD-ITEM-2"),

@@ -3,7 +3,7 @@ piece changed, the way a hand-written WebSocket client of the Responses API gets
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from streamroute.reference import Outcome, Router
@@ -86,6 +86,22 @@ class StartsATurnForAnyEvent(Session):
 
 
 # -- turns (section 3) ---------------------------------------------------------------------
+
+
+class _LaneUnnamed(Turn):
+    def tagged(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
+        return [{**outcome, "stream_id": None} for outcome in super().tagged(outcomes)]
+
+
+class LaneLeftUnnamed(Session):
+    """Routes each lane apart but reports every turn's outcomes as the default lane's."""
+
+    def _create(self, message: dict[str, Any]) -> list[Outcome]:
+        count = len(self._turns)
+        outcomes = super()._create(message)
+        if len(self._turns) > count:
+            self._turns[-1] = _LaneUnnamed(self._turns[-1].lane, self._turns[-1].router)
+        return outcomes
 
 
 class NamesTheLanesLastResponse(Session):
@@ -210,6 +226,14 @@ class SilentWhenTheClientCloses(Session):
     def _end_connection(self, reason: Reason) -> list[Outcome]:
         outcomes = super()._end_connection(reason)
         return outcomes if reason != "closed" else outcomes[:-1]
+
+
+class ClosesAnEndedConnection(Session):
+    """Reports the connection closed again when the client closes it after it was lost."""
+
+    def close(self) -> list[Outcome]:
+        ended = not self._connected and not self._closed
+        return [*super().close(), *([{"kind": "connection.closed", "reason": "closed"}] if ended else [])]
 
 
 class SendsWhileDown(Session):
@@ -337,6 +361,15 @@ class CommitsFailedSteers(Session):
 
 assert "commit" not in TRANSITIONS["failed"]  # what CommitsFailedSteers goes around
 
+
+class RecommitsCommittedSteers(Session):
+    """Reports every steer of its response committed at each successor, those committed before again."""
+
+    def _commit(self, previous: object, successor: Turn) -> list[Outcome]:
+        again = [steer for steer in self._steers if steer.target == previous and steer.state == "committed"]
+        return [*[steer.outcome() for steer in again], *super()._commit(previous, successor)]
+
+
 MUTANTS = [
     mutant(SendsReachTheTurn, "session.sends-reach-the-turn", "SESSION-STEP-1"),
     mutant(SkipsMalformedEntries, "session.skips-malformed-entries", "SESSION-STEP-2"),
@@ -344,7 +377,8 @@ MUTANTS = [
     mutant(NewestTurnFirst, "session.newest-turn-first", "SESSION-LANE-2"),
     mutant(AdoptsUnknownLanes, "session.adopts-unknown-lanes", "SESSION-LANE-3"),
     mutant(StartsATurnForAnyEvent, "session.starts-a-turn-for-any-event", "SESSION-LANE-4"),
-    mutant(NamesTheLanesLastResponse, "session.names-the-lanes-last-response", "SESSION-TURN-1"),
+    mutant(LaneLeftUnnamed, "session.lane-left-unnamed", "SESSION-TURN-1"),
+    mutant(NamesTheLanesLastResponse, "session.names-the-lanes-last-response", "SESSION-TURN-6"),
     mutant(OneRouterForTheConnection, "session.one-router-for-the-connection", "SESSION-TURN-2"),
     mutant(EndsTurnsOnlyAtClose, "session.ends-turns-only-at-close", "SESSION-TURN-3"),
     mutant(EndsTurnsAgainWhenLost, "session.ends-turns-again-when-lost", "SESSION-TURN-4"),
@@ -355,6 +389,7 @@ MUTANTS = [
     mutant(LostTurnsFail, "session.lost-turns-fail", "SESSION-CONN-1"),
     mutant(RoutesAfterDisconnect, "session.silent-after-disconnect", "SESSION-CONN-2"),
     mutant(SilentWhenTheClientCloses, "session.silent-when-the-client-closes", "SESSION-CONN-3"),
+    mutant(ClosesAnEndedConnection, "session.closes-an-ended-connection", "SESSION-CONN-6"),
     mutant(SendsWhileDown, "session.sends-while-down", "SESSION-CONN-4"),
     mutant(ReconnectKeepsTheOldConnection, "session.reconnect-keeps-the-old-connection", "SESSION-CONN-5"),
     mutant(SteersOnTheDefaultLane, "session.steers-on-the-default-lane", "SESSION-STEER-1"),
@@ -366,4 +401,5 @@ MUTANTS = [
     mutant(ResendsBlindly, "session.resends-blindly", "SESSION-STEER-7"),
     mutant(AdoptsUnknownAcknowledgements, "session.adopts-unknown-acknowledgements", "SESSION-STEER-8"),
     mutant(CommitsFailedSteers, "session.commits-failed-steers", "SESSION-STEER-9"),
+    mutant(RecommitsCommittedSteers, "session.recommits-committed-steers", "SESSION-STEER-10"),
 ]

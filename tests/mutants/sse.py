@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import broken_decoders
+from broken_decoders import LineByLine
 from streamroute.reference import Outcome, Router
 from streamroute.reference.fields import loads_strict
 from streamroute.reference.sse import DONE, ByteRouter, Decoder, Event, EventRouter
@@ -18,17 +19,16 @@ Tools = Sequence[Mapping[str, Any]]
 
 
 class Sse(ByteRouter):
-    """The reference byte router, claiming sse, every event through the decoder: what each mutant changes."""
+    """The reference byte router, claiming sse, every event through the decoder: what each mutant changes.
+
+    Its decoders have no speed seam (`LineByLine`): the seam reads plain events past the pieces a
+    mutant changes."""
 
     profiles = ("core", "sse")
-    decoder: ClassVar[type[Decoder]] = Decoder
+    decoder: ClassVar[type[Decoder]] = LineByLine
 
     def __init__(self, tools: Tools) -> None:
-        super().__init__(Router())
-        self._decoder = self.decoder()
-
-    def _route_plain_events(self, text: str, at: int, routed: list[list[Outcome]]) -> int:
-        return at  # the reference's shortcut reads plain events past the pieces a mutant changes
+        super().__init__(Router(), self.decoder())
 
 
 def _error(code: str, message: str) -> Outcome:
@@ -38,7 +38,7 @@ def _error(code: str, message: str) -> Outcome:
 # -- bytes to lines (section 1) ---------------------------------------------------
 
 
-class _LineByLine(Decoder):
+class _EachLineDecoded(LineByLine):
     """The reference decoder, every line decoded on its own by `_finish_line`."""
 
     def _lf_lines(self, chunk: bytes) -> str:
@@ -51,7 +51,7 @@ class _LineByLine(Decoder):
         return "".join(pieces)
 
 
-class _DropsInvalidBytes(_LineByLine):
+class _DropsInvalidBytes(_EachLineDecoded):
     def _finish_line(self) -> str:
         self._line[:] = self._line.decode("utf-8", "ignore").encode("utf-8")
         return super()._finish_line()
@@ -63,7 +63,7 @@ class DropsInvalidBytes(Sse):
     decoder = _DropsInvalidBytes
 
 
-class _Latin1Fallback(_LineByLine):
+class _Latin1Fallback(_EachLineDecoded):
     def _finish_line(self) -> str:
         try:
             self._line.decode("utf-8")
@@ -78,7 +78,7 @@ class Latin1Fallback(Sse):
     decoder = _Latin1Fallback
 
 
-class _StripsEveryBom(_LineByLine):
+class _StripsEveryBom(_EachLineDecoded):
     def _finish_line(self) -> str:
         return super()._finish_line().lstrip("\ufeff")
 
@@ -92,7 +92,7 @@ class StripsEveryBom(Sse):
 # -- lines to fields (section 2) ----------------------------------------------------
 
 
-class _DataInComment(Decoder):
+class _DataInComment(LineByLine):
     def _take_field(self, text: str, start: int, end: int) -> None:
         found = text.find("data:", start, end)
         super()._take_field(text, found if text[start] == ":" and found > start else start, end)
@@ -104,7 +104,7 @@ class DataInComment(Sse):
     decoder = _DataInComment
 
 
-class _KeepsSpace(Decoder):
+class _KeepsSpace(LineByLine):
     def _take_field(self, text: str, start: int, end: int) -> None:
         if text.startswith("data:", start):
             self._data.append(text[start + 5 : end])
@@ -118,7 +118,7 @@ class KeepsSpaceAfterColon(Sse):
     decoder = _KeepsSpace
 
 
-class _NamesAnyCase(Decoder):
+class _NamesAnyCase(LineByLine):
     def _take_field(self, text: str, start: int, end: int) -> None:
         name, colon, value = text[start:end].partition(":")
         super()._take_field(name.lower() + colon + value, 0, end - start)
@@ -130,7 +130,7 @@ class FieldNamesAnyCase(Sse):
     decoder = _NamesAnyCase
 
 
-class _DataByPrefix(Decoder):
+class _DataByPrefix(LineByLine):
     def _take_field(self, text: str, start: int, end: int) -> None:
         name, colon, value = text[start:end].partition(":")
         if name.startswith("data") and colon:
@@ -144,7 +144,7 @@ class DataFieldByPrefix(Sse):
     decoder = _DataByPrefix
 
 
-class _KeepsLastDataLine(Decoder):
+class _KeepsLastDataLine(LineByLine):
     def _take_field(self, text: str, start: int, end: int) -> None:
         if text[start:end].partition(":")[0] == "data":
             self._data.clear()
@@ -160,8 +160,8 @@ class KeepsLastDataLine(Sse):
 class ReportsEventLineMismatch(Sse):
     """Reports an `event:` line that names another type than the data's as an error."""
 
-    def _route(self, event: Event) -> list[Outcome]:
-        outcomes = super()._route(event)
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        outcomes = super()._route(event, index)
         try:
             value = loads_strict(event.data)
         except (ValueError, RecursionError):
@@ -174,7 +174,7 @@ class ReportsEventLineMismatch(Sse):
 # -- fields to events, chunks (sections 3, 4) ------------------------------------------
 
 
-class _Holds64KiB(Decoder):
+class _Holds64KiB(LineByLine):
     def __init__(self) -> None:
         super().__init__(max_event_bytes=64 << 10)
 
@@ -185,7 +185,7 @@ class HoldsOnly64KiB(Sse):
     decoder = _Holds64KiB
 
 
-class _EmptyDataNotDispatched(Decoder):
+class _EmptyDataNotDispatched(LineByLine):
     def _dispatch(self, events: list[Event]) -> None:
         if not "\n".join(self._data):
             self._data.clear()
@@ -198,9 +198,9 @@ class EmptyDataNotDispatched(Sse):
     decoder = _EmptyDataNotDispatched
 
 
-class _ChunkEndsLine(Decoder):
-    def _complete_lines(self, chunk: bytes) -> str:
-        text = super()._complete_lines(chunk)
+class _ChunkEndsLine(LineByLine):
+    def lines(self, chunk: bytes) -> str:
+        text = super().lines(chunk)
         return text + self._finish_line() + "\n" if self._line else text
 
 
@@ -216,8 +216,8 @@ class ChunkEndsLine(Sse):
 class AcceptsNanAndInfinity(Sse):
     """Parses data with json.loads' defaults, which take NaN and Infinity for numbers."""
 
-    def _route(self, event: Event) -> list[Outcome]:
-        outcomes = super()._route(event)
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        outcomes = super()._route(event, index)
         if [outcome.get("code") for outcome in outcomes] != ["invalid_data"]:
             return outcomes
         try:
@@ -258,8 +258,8 @@ class BadDataEndsStream(Sse):
 
     broken = False
 
-    def _route(self, event: Event) -> list[Outcome]:
-        outcomes = [] if self.broken else super()._route(event)
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        outcomes = [] if self.broken else super()._route(event, index)
         self.broken = self.broken or any(outcome.get("code") == "invalid_data" for outcome in outcomes)
         return outcomes
 
@@ -267,25 +267,25 @@ class BadDataEndsStream(Sse):
 class DoneClosesRouter(Sse):
     """Closes the router at `[DONE]`, so the stream's end comes with it rather than at close."""
 
-    def _route(self, event: Event) -> list[Outcome]:
+    def _route(self, event: Event, index: int) -> list[Outcome]:
         done = event.data == DONE and not self._done
-        outcomes = super()._route(event)
+        outcomes = super()._route(event, index)
         return outcomes + self._router.close() if done else outcomes
 
 
 class DoneByPrefix(Sse):
     """Takes any data starting with `[DONE]` for the sentinel."""
 
-    def _route(self, event: Event) -> list[Outcome]:
-        return super()._route(Event(DONE) if event.data.startswith(DONE) else event)
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        return super()._route(Event(DONE) if event.data.startswith(DONE) else event, index)
 
 
 class SilentAfterDone(Sse):
     """Drops every event after `[DONE]` without a word."""
 
-    def _route(self, event: Event) -> list[Outcome]:
+    def _route(self, event: Event, index: int) -> list[Outcome]:
         after_done = self._done
-        outcomes = super()._route(event)
+        outcomes = super()._route(event, index)
         return [] if after_done else outcomes
 
 

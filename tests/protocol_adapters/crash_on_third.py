@@ -4,7 +4,9 @@ import itertools
 import sys
 
 from streamroute.reference.adapter import router
-from streamroute.reference.serve import Message, answer, serve
+from streamroute.reference.serve import Message, reference_replies, serve
+
+answer = reference_replies(router)
 
 runs = itertools.count(1)
 
@@ -13,7 +15,7 @@ def reply_to(message: Message) -> Message | None:
     if message["cmd"] == "run" and next(runs) == 3:
         print("crash_on_third: third vector, exiting on purpose", file=sys.stderr)
         sys.exit(3)
-    return answer(router, message)
+    return answer(message)
 
 
 serve(reply_to)

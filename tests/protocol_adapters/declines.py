@@ -1,7 +1,9 @@
 """Not broken: skips vectors whose id ends in `-skip` and reports an error on those ending in `-error`."""
 
 from streamroute.reference.adapter import router
-from streamroute.reference.serve import Message, answer, serve
+from streamroute.reference.serve import Message, reference_replies, serve
+
+answer = reference_replies(router)
 
 
 def reply_to(message: Message) -> Message | None:
@@ -16,7 +18,7 @@ def reply_to(message: Message) -> Message | None:
             }
         if vector_id.endswith("-error"):
             return {"seq": seq, "errored": True, "message": "KeyError: 'delta'", "details": "Traceback: ..."}
-    return answer(router, message)
+    return answer(message)
 
 
 serve(reply_to)

@@ -5,12 +5,14 @@ import json
 import sys
 
 from streamroute.reference.adapter import router
-from streamroute.reference.serve import answer, reply_line
+from streamroute.reference.serve import reference_replies, reply_line
+
+answer = reference_replies(router)
 
 where = sys.argv[1]
 for line in sys.stdin:
     message = json.loads(line)
-    reply = answer(router, message)
+    reply = answer(message)
     if reply is None:
         break
     text = reply_line(reply)

@@ -3,11 +3,13 @@
 import sys
 
 from streamroute.reference.adapter import router
-from streamroute.reference.serve import Message, answer, serve
+from streamroute.reference.serve import Message, reference_replies, serve
+
+answer = reference_replies(router)
 
 
 def reply_to(message: Message) -> Message | None:
-    reply = answer(router, message)
+    reply = answer(message)
     if message["cmd"] == "start" and reply is not None:
         reply["implementation"]["profiles"] = sys.argv[1:]
     if message["cmd"] == "run" and reply is not None:

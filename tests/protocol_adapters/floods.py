@@ -4,7 +4,9 @@ protocol), or on stderr before it exits with status 1 (`stderr`). Right otherwis
 import sys
 
 from streamroute.reference.adapter import router
-from streamroute.reference.serve import Message, answer, serve
+from streamroute.reference.serve import Message, reference_replies, serve
+
+answer = reference_replies(router)
 
 stream = {"stdout": sys.stdout, "stderr": sys.stderr}[sys.argv[1]]
 LINE = "x" * (int(sys.argv[2]) << 20) + "\n"
@@ -16,7 +18,7 @@ def reply_to(message: Message) -> Message | None:
         stream.flush()
         if stream is sys.stderr:
             sys.exit(1)
-    return answer(router, message)
+    return answer(message)
 
 
 serve(reply_to)

@@ -7,7 +7,9 @@ import sys
 import time
 
 from streamroute.reference.adapter import router
-from streamroute.reference.serve import Message, answer, serve
+from streamroute.reference.serve import Message, reference_replies, serve
+
+answer = reference_replies(router)
 
 mode, pidfile, *crash = sys.argv[1:]
 child = os.fork()
@@ -23,7 +25,7 @@ with open(pidfile, "a", encoding="ascii") as pids:
 def reply_to(message: Message) -> Message | None:
     if message["cmd"] == "run" and crash:
         sys.exit(3)
-    return answer(router, message)
+    return answer(message)
 
 
 serve(reply_to)

@@ -5,7 +5,9 @@ import sys
 import time
 
 from streamroute.reference.adapter import router
-from streamroute.reference.serve import Message, answer, serve
+from streamroute.reference.serve import Message, reference_replies, serve
+
+answer = reference_replies(router)
 
 runs = itertools.count(1)
 
@@ -14,7 +16,7 @@ def reply_to(message: Message) -> Message | None:
     if message["cmd"] == "run" and next(runs) == 2:
         print("hang: second vector, sleeping on purpose", file=sys.stderr, flush=True)
         time.sleep(3600)
-    return answer(router, message)
+    return answer(message)
 
 
 serve(reply_to)

@@ -3,13 +3,15 @@ whose id ends in `-error`, a `skipped` reason of 1 MiB on those ending in `-skip
 whose status is a 4 MiB string on the others."""
 
 from streamroute.reference.adapter import router
-from streamroute.reference.serve import Message, answer, serve
+from streamroute.reference.serve import Message, reference_replies, serve
+
+answer = reference_replies(router)
 
 MIB = 1 << 20
 
 
 def reply_to(message: Message) -> Message | None:
-    reply = answer(router, message)
+    reply = answer(message)
     if message["cmd"] != "run" or reply is None:
         return reply
     seq, vector_id = message["seq"], message["vector"]["id"]

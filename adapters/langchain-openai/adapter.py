@@ -1,0 +1,163 @@
+"""streamroute adapter for langchain-openai: `ChatOpenAI(use_responses_api=True).stream()`.
+
+Run with the Python of a virtualenv that holds one pinned `langchain-openai` release (and nothing
+of streamroute): `python adapters/langchain-openai/adapter.py`. Each vector is one `.stream()` call
+of a `ChatOpenAI` whose `http_client` has a mock transport: it answers the POST with the vector's
+stream as `text/event-stream` bytes. The vector's tools are bound with `bind_tools`; the adapter
+reads each `AIMessageChunk` as an application does, adds the chunks up (`full = full + chunk`, the
+documented way to get the calls) and reads the calls of the sum once the stream has ended. See
+README.md for what each chunk maps to.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import openai
+from langchain_core.messages import AIMessageChunk
+from langchain_openai import ChatOpenAI
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from openai_transport import sync_http_client
+from protocol_loop import Tally, serve_streams
+
+# What the application is shown, per outcome kind (spec/observation.md). A chunk's content blocks
+# carry the delta and an index of langchain's own, not the item; calls are those of the summed
+# message, with their call id and no item; an error is a ValueError whose text is all it says.
+OBSERVES = {
+    "text.delta": ["delta"],
+    "reasoning.delta": ["delta"],
+    "tool.arguments.delta": ["delta"],
+    "tool.call": ["call_id", "name", "tool_type", "arguments", "input"],
+    "tool.error": ["call_id"],
+    "error": [],
+    "end": ["status"],
+}
+# langchain-openai hands a custom tool's free-text input over as this one argument.
+CUSTOM_INPUT = "__arg1"
+
+
+def bound_tools(declared: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The vector's tools in the Responses API's own form, which `bind_tools` passes on."""
+    tools: list[dict[str, Any]] = []
+    for tool in declared:
+        if tool["type"] == "custom":
+            tools.append({"type": "custom", "name": tool["name"], "description": tool.get("description", "")})
+            continue
+        tools.append(
+            {
+                "type": "function",
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
+            }
+        )
+    return tools
+
+
+def deltas(chunk: AIMessageChunk) -> list[dict[str, Any]]:
+    """The deltas one chunk hands over: its text blocks' text (a block with the item's `id` or `phase`
+    marks the part's end or its label, not text), its reasoning summaries' text, and its tool call
+    chunks' args (a chunk with the call's `name` is the call's start, and hands over what it has)."""
+    out: list[dict[str, Any]] = []
+    for block in chunk.content if isinstance(chunk.content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        if (
+            block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+            and not {"id", "phase"} & set(block)
+        ):
+            out.append({"kind": "text.delta", "delta": block["text"]})
+        elif block.get("type") == "reasoning":
+            out += [
+                {"kind": "reasoning.delta", "delta": part["text"]}
+                for part in block.get("summary", [])
+                if isinstance(part, dict) and part.get("text")
+            ]
+    out += [
+        {"kind": "tool.arguments.delta", "delta": piece["args"]}
+        for piece in chunk.tool_call_chunks
+        if isinstance(piece.get("args"), str) and (piece["args"] or piece.get("name") is None)
+    ]
+    return out
+
+
+def calls(full: AIMessageChunk | None, declared: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The calls of the summed message: those whose arguments parsed, then those that did not."""
+    if full is None:
+        return []
+    custom = {tool["name"] for tool in declared if tool["type"] == "custom"}
+    out: list[dict[str, Any]] = []
+    for call in full.tool_calls:
+        named = {"kind": "tool.call", "call_id": call["id"], "name": call["name"]}
+        if call["name"] in custom:
+            out.append({**named, "tool_type": "custom", "input": call["args"].get(CUSTOM_INPUT)})
+        else:
+            out.append({**named, "tool_type": "function", "arguments": call["args"]})
+    out += [
+        {"kind": "tool.error", "call_id": call.get("id"), "message": call.get("error") or "invalid tool call"}
+        for call in full.invalid_tool_calls
+    ]
+    return out
+
+
+def end_status(last: AIMessageChunk | None) -> str:
+    """How the response ended: the chunk made of the terminal response states its status; without
+    one, the stream ended before the response did."""
+    status = last.response_metadata.get("status") if last is not None else None
+    return status if status in ("completed", "incomplete", "cancelled") else "truncated"
+
+
+def run(vector: dict[str, Any], tally: Tally) -> None:
+    model = ChatOpenAI(
+        model="gpt-5.1",
+        api_key="sk-streamroute",
+        base_url="http://streamroute.invalid/v1",
+        max_retries=0,
+        use_responses_api=True,
+        http_client=sync_http_client(vector, tally),
+    )
+    runnable = model.bind_tools(bound_tools(vector["tools"])) if vector["tools"] else model
+    full: AIMessageChunk | None = None
+    last: AIMessageChunk | None = None
+    failed = False
+    try:
+        for chunk in runnable.stream("streamroute"):
+            if outcomes := deltas(chunk):
+                tally.add(outcomes)
+            full = chunk if full is None else full + chunk
+            last = chunk
+    # How langchain-openai ends the stream at an error event or failed response (a ValueError of its
+    # own: a subclass, such as pydantic's ValidationError, is a crash), and openai-python's Stream
+    # at an event with an `error` member (APIError).
+    except (ValueError, openai.APIError) as exc:
+        if isinstance(exc, ValueError) and type(exc) is not ValueError:
+            raise
+        tally.add([{"kind": "error", "code": None, "message": str(exc)}])
+        failed = True
+    tally.closing()
+    tally.add(calls(full, vector["tools"]))
+    tally.add([{"kind": "end", "status": "failed" if failed else end_status(last)}])
+
+
+def main() -> None:
+    serve_streams(
+        {
+            "name": "langchain-openai ChatOpenAI(use_responses_api=True).stream()",
+            "version": version("langchain-openai"),
+            "language": "python",
+            "homepage": "https://github.com/langchain-ai/langchain",
+            "profiles": ["core"],
+            "options": {"error_event": "ends_stream"},
+            "observes": OBSERVES,
+        },
+        run,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""streamroute adapter for pydantic-ai: `agent.run_stream_events()` over `OpenAIResponsesModel`.
+
+Run with the Python of a virtualenv that holds one pinned `pydantic-ai-slim[openai]` release (and
+nothing of streamroute): `python adapters/pydantic-ai/adapter.py`. Each vector is one agent run.
+The agent's model is `OpenAIResponsesModel` with an `OpenAIProvider` over an `AsyncOpenAI` client
+whose HTTP client has a mock transport: it answers the POST with the vector's stream as
+`text/event-stream` bytes. The vector's function tools are external tools (`ExternalToolset`),
+whose calls the agent hands back as deferred requests instead of running them; the adapter reads
+the run's events as an application does. See README.md for what each event maps to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import sys
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import openai
+from pydantic_ai import Agent, DeferredToolRequests
+from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UnexpectedModelBehavior
+from pydantic_ai.messages import (
+    DeferredToolRequestsEvent,
+    FunctionToolCallEvent,
+    ModelResponse,
+    PartDeltaEvent,
+    PartStartEvent,
+    TextPart,
+    TextPartDelta,
+    ThinkingPart,
+    ThinkingPartDelta,
+    ToolCallPart,
+    ToolCallPartDelta,
+)
+from pydantic_ai.models.openai import OpenAIResponsesModel
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.toolsets import ExternalToolset
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from openai_transport import async_client
+from protocol_loop import Tally, _stream, answer, serve
+
+# What the application is shown, per outcome kind (spec/observation.md): the run's events have no
+# lifecycle, no final text of a part, no refusal channel (the refusal is a detail of the finished
+# response) and nothing for an event the model does not route.
+OBSERVES = {
+    "text.delta": ["item_id", "delta", "phase"],
+    "reasoning.delta": ["item_id", "delta"],
+    "tool.arguments.delta": ["item_id", "delta"],
+    "tool.call": ["item_id", "call_id", "name", "namespace", "tool_type", "arguments"],
+    "tool.error": ["item_id", "call_id"],
+    "error": ["code", "message"],
+    "end": ["status"],
+}
+
+
+def external_tools(declared: list[dict[str, Any]]) -> ExternalToolset[None]:
+    """The vector's function tools as tools whose calls the agent hands back, never runs."""
+    return ExternalToolset(
+        [
+            ToolDefinition(
+                name=tool["name"],
+                description=tool.get("description"),
+                parameters_json_schema=tool.get("parameters") or {"type": "object", "properties": {}},
+            )
+            for tool in declared
+        ]
+    )
+
+
+def end_status(messages: list[Any]) -> str:
+    """How the response ended, as the run's model response states it: the raw finish reason (the
+    terminal response's status, or its incomplete reason), else the finish reason alone (a refusal
+    withholds the raw one); a response that states neither never ended."""
+    responses = [message for message in messages if isinstance(message, ModelResponse)]
+    if not responses:
+        return "truncated"
+    response = responses[-1]
+    reason = (response.provider_details or {}).get("finish_reason")
+    if reason is None:
+        return "truncated" if response.finish_reason is None else "completed"
+    return reason if reason in ("completed", "failed", "cancelled") else "incomplete"
+
+
+class Events:
+    """One run's events into outcomes, each as the application is handed it."""
+
+    def __init__(self) -> None:
+        self.parts: dict[int, Any] = {}  # each part index -> the part its PartStartEvent started
+
+    def outcomes(self, event: Any) -> list[dict[str, Any]]:
+        if isinstance(event, PartStartEvent):
+            self.parts[event.index] = event.part
+            return self._started(event.part)
+        if isinstance(event, PartDeltaEvent):
+            return self._delta(self.parts.get(event.index), event.delta)
+        if isinstance(event, FunctionToolCallEvent) and event.args_valid is False:
+            return [refused(event.part)]
+        if isinstance(event, DeferredToolRequestsEvent):  # the calls handed back to the application
+            return [handed_back(call) for call in event.requests.calls]
+        return []
+
+    def _started(self, part: Any) -> list[dict[str, Any]]:
+        """A part starts with the content of its first delta, when it has one."""
+        if isinstance(part, TextPart) and is_text(part.content, part.provider_details, part.citations):
+            out = {"kind": "text.delta", "item_id": part.id, "delta": part.content}
+            phase = (part.provider_details or {}).get("phase")
+            return [{**out, "phase": phase} if isinstance(phase, str) else out]
+        if isinstance(part, ThinkingPart) and part.content:
+            return [{"kind": "reasoning.delta", "item_id": part.id, "delta": part.content}]
+        if isinstance(part, ToolCallPart) and isinstance(part.args, str) and part.args:
+            return [{"kind": "tool.arguments.delta", "item_id": part.id, "delta": part.args}]
+        return []
+
+    @staticmethod
+    def _delta(part: Any, delta: Any) -> list[dict[str, Any]]:
+        """A delta of the part at its index (a built-in tool's part, run by the provider, is not
+        the application's call)."""
+        if (
+            isinstance(part, TextPart)
+            and isinstance(delta, TextPartDelta)
+            and is_text(delta.content_delta, delta.provider_details, delta.citations_delta)
+        ):
+            return [{"kind": "text.delta", "item_id": part.id, "delta": delta.content_delta}]
+        if isinstance(part, ThinkingPart) and isinstance(delta, ThinkingPartDelta) and delta.content_delta:
+            return [{"kind": "reasoning.delta", "item_id": part.id, "delta": delta.content_delta}]
+        if (
+            isinstance(part, ToolCallPart)
+            and isinstance(delta, ToolCallPartDelta)
+            and isinstance(delta.args_delta, str)
+        ):
+            return [{"kind": "tool.arguments.delta", "item_id": part.id, "delta": delta.args_delta}]
+        return []
+
+
+def is_text(content: str | None, details: Any, citations: Any) -> bool:
+    """Whether a text part's event hands text over: pydantic-ai also adds details to a part (its
+    citations and annotations at output_text.done) with an event of no content, which is no text."""
+    added = {name for name in (details if isinstance(details, dict) else {}) if name != "phase"}
+    return isinstance(content, str) and (content != "" or not (added or citations))
+
+
+def handed_back(part: ToolCallPart) -> dict[str, Any]:
+    """A deferred call, as the agent hands it back to run: its arguments are the call's JSON text."""
+    call = {"kind": "tool.call", "item_id": part.id, "call_id": part.tool_call_id, "name": part.tool_name}
+    namespace = (part.provider_details or {}).get("namespace")
+    if namespace is not None:
+        call["namespace"] = namespace
+    return {**call, "tool_type": "function", "arguments": part.args}
+
+
+def refused(part: ToolCallPart) -> dict[str, Any]:
+    """A call whose arguments did not validate against its tool's schema: never handed back."""
+    return {
+        "kind": "tool.error",
+        "item_id": part.id,
+        "call_id": part.tool_call_id,
+        "message": "invalid arguments",
+    }
+
+
+def error_outcome(exc: Exception) -> dict[str, Any]:
+    """The error the run raised: the producer's code, as the model error keeps it."""
+    code = getattr(exc, "provider_error_code", None)
+    if code is None and isinstance(getattr(exc, "body", None), dict):
+        code = exc.body.get("code")  # type: ignore[attr-defined]
+    return {"kind": "error", "code": code if isinstance(code, str) else None, "message": str(exc)}
+
+
+# What the run raises when the response holds no output it accepts, which the agent would answer by
+# asking the model again (run with no retries: one model request, the vector's): not a stream error.
+ASKS_AGAIN = "Exceeded maximum output retries"
+
+
+async def _run(vector: dict[str, Any], tally: Tally) -> None:
+    client = async_client(vector, tally)
+    # Any answer ends the run: text, calls handed back, or none (one model request, never a retry).
+    agent: Agent[None, str | DeferredToolRequests | None] = Agent(
+        OpenAIResponsesModel("gpt-5.1", provider=OpenAIProvider(openai_client=client)),
+        output_type=[str, DeferredToolRequests, None],
+        retries=0,
+        toolsets=[external_tools(vector["tools"])],
+    )
+    events = Events()
+    failed = False  # whether the model raised: the response failed
+    async with agent.run_stream_events("streamroute") as run_events:
+        try:
+            async for event in run_events:
+                if outcomes := events.outcomes(event):
+                    tally.add(outcomes)
+        except (ModelAPIError, openai.APIError) as exc:  # the model's documented errors end the run
+            tally.add([error_outcome(exc)])
+            failed = True
+        except UnexpectedModelBehavior as exc:
+            if not str(exc).startswith(ASKS_AGAIN):  # the agent refuses what the response holds
+                tally.add([error_outcome(exc)])
+        except AgentRunError as exc:
+            tally.add([error_outcome(exc)])
+        messages = run_events.new_messages()
+    tally.closing()
+    tally.close.append({"kind": "end", "status": "failed" if failed else end_status(messages)})
+
+
+def run(vector: dict[str, Any], tally: Tally) -> None:
+    asyncio.run(_run(vector, tally))
+
+
+NO_CUSTOM_TOOLS = "pydantic-ai has no custom tools: a custom tool cannot be given to the agent"
+
+
+def reply(vector: dict[str, Any]) -> dict[str, Any]:
+    """A vector's reply: skipped when its request needs a tool the agent cannot be given."""
+    if any(tool["type"] == "custom" for tool in vector["tools"]):
+        return {"skipped": True, "reason": NO_CUSTOM_TOOLS}
+    return _stream(run, vector)
+
+
+def main() -> None:
+    implementation = {
+        "name": "pydantic-ai Agent.run_stream_events() (OpenAIResponsesModel)",
+        "version": version("pydantic-ai-slim"),
+        "language": "python",
+        "homepage": "https://github.com/pydantic/pydantic-ai",
+        "profiles": ["core"],
+        "options": {"call_arguments": "json_text", "error_event": "ends_stream"},
+        "observes": OBSERVES,
+    }
+    serve(functools.partial(answer, implementation, reply))
+
+
+if __name__ == "__main__":
+    main()

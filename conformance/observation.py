@@ -1,0 +1,177 @@
+"""What an implementation's API shows, and what a vector can be judged on (spec/observation.md).
+
+An implementation may declare `observes`: the outcome kinds its API shows, each with the fields
+it shows. Every requirement of the core and custom-tools profiles is observed through some kinds
+and fields, stated in the table of spec/observation.md, which `observed_through` reads. A vector
+is judged on what the implementation shows: it is applicable when one requirement it cites is
+observable, and then both sides are projected to what is shown (`Observes.projected`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .schemas import OUTCOME, SPEC_DIR, json_pointer, schema, validator
+
+OBSERVATION_MD = SPEC_DIR / "observation.md"
+
+Shown = Mapping[str, frozenset[str]]  # outcome kind -> the fields shown of it
+
+
+@cache
+def outcome_fields() -> frozenset[str]:
+    """The fields an outcome may show: every property of the outcome schema's `fields` but `kind`."""
+    return frozenset(schema(OUTCOME + "#/$defs/fields")["properties"]) - {"kind"}
+
+
+@cache
+def call_input_fields() -> frozenset[str]:
+    """The fields of a `tool.call` that carry its input; its `tool_type` says which of them it has
+    (outcome.schema.json `$defs/call_input`)."""
+    rules = schema(OUTCOME + "#/$defs/call_input")["allOf"]
+    return frozenset(name for rule in rules for name in rule["then"]["required"])
+
+
+def _kind_matches(kind: str) -> bool:
+    return validator(OUTCOME + "#/$defs/kind").is_valid(kind)
+
+
+def observes_problem(declared: Mapping[str, Sequence[str]]) -> str | None:
+    """What the schema cannot say is wrong with a declaration (valid against `$defs/observes`)."""
+    fields = outcome_fields()
+    for kind, names in declared.items():
+        unknown = sorted(set(names) - fields)
+        if unknown:
+            return f"kind {kind} names {', '.join(unknown)}, which are not outcome fields"
+        if kind == "tool.call" and call_input_fields() & set(names) and "tool_type" not in names:
+            return "kind tool.call shows a call's input without its tool_type, which says which input it has"
+    return None
+
+
+@dataclass(frozen=True)
+class ObservedThrough:
+    """A requirement's row: the kinds and fields a vector shows it through, and a note (why a
+    kind is in no citing vector's expected outcomes: the requirement is shown by its absence)."""
+
+    requirement: str
+    shown: Shown
+    note: str
+
+
+@dataclass(frozen=True)
+class Observes:
+    """A declaration: each kind shown, with its fields."""
+
+    shown: Shown
+
+    @classmethod
+    def of(cls, declared: Mapping[str, Iterable[str]]) -> Observes:
+        return cls({kind: frozenset(names) for kind, names in declared.items()})
+
+    def unshown(self, through: Shown) -> list[str]:
+        """What of `through` is not shown, each as `kind` or `kind.field`, in order."""
+        missing: list[str] = []
+        for kind, names in sorted(through.items()):
+            if kind not in self.shown:
+                missing.append(kind)
+            else:
+                missing += (f"{kind}.{name}" for name in sorted(names - self.shown[kind]))
+        return missing
+
+    def observable(self, requirements: Iterable[str]) -> tuple[str, ...]:
+        """Those of `requirements` observed through what is shown; one without a row (not of the
+        core or custom-tools profile) only by an implementation that shows everything."""
+        table = observed_through()
+        return tuple(r for r in requirements if r in table and not self.unshown(table[r].shown))
+
+    def not_shown(self, requirements: Iterable[str]) -> str:
+        """Why none of `requirements` is observable, in one line: what each needs that is not shown."""
+        table = observed_through()
+        needs = {
+            r: ", ".join(self.unshown(table[r].shown)) if r in table else "every kind and field"
+            for r in requirements
+        }
+        return "; ".join(f"{r} needs {missing}" for r, missing in needs.items())
+
+    def projected(
+        self, outcome: Mapping[str, Any], keep: frozenset[str] = frozenset()
+    ) -> dict[str, Any] | None:
+        """A valid outcome as far as it is shown (its `kind`, the fields shown, and those in
+        `keep`), or None when its kind is not shown."""
+        kind = outcome["kind"]
+        if kind not in self.shown:
+            return None
+        kept = self.shown[kind] | keep | {"kind"}
+        return {name: value for name, value in outcome.items() if name in kept}
+
+    def problem(self, outcome: Any) -> str | None:
+        """The outcome's first schema error in the words of `schemas.first_error`, or None; a
+        required field that is not shown may be missing, since an API that does not show a field
+        cannot hand it over."""
+        kind = outcome.get("kind") if isinstance(outcome, dict) else None
+        shown = self.shown.get(kind, frozenset()) if isinstance(kind, str) else frozenset()
+        for error in validator(OUTCOME).iter_errors(outcome):
+            if error.validator == "required" and isinstance(error.instance, dict):
+                missing = set(error.validator_value) - set(error.instance)
+                if not missing & shown:
+                    continue
+            return f"{error.message} (at {json_pointer(error.absolute_path) or '/'})"
+        return None
+
+
+def observes_of(info: Mapping[str, Any]) -> Observes | None:
+    """The declaration in an implementation's `info`; None when it declares none (it shows all)."""
+    observes = info.get("observes")
+    return None if observes is None else _observes(tuple((k, tuple(v)) for k, v in sorted(observes.items())))
+
+
+@cache
+def _observes(declared: tuple[tuple[str, tuple[str, ...]], ...]) -> Observes:
+    return Observes.of(dict(declared))
+
+
+_ROW = re.compile(r"^\|\s*([A-Z]+(?:-[A-Z]+)*-\d+)\s*\|(.*)\|(.*)\|\s*$")
+_THROUGH = re.compile(r"^`([^`]+)`(?::\s*(.*))?$")
+
+
+class ObservationTableError(Exception):
+    """A row of the table that cannot be read: its file and line, and what is wrong."""
+
+
+def read_table(path: Path) -> dict[str, ObservedThrough]:
+    """The table of `path`: `| ID | `kind`: field, field; `kind`: field | note |` rows."""
+    rows: dict[str, ObservedThrough] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        match = _ROW.match(line)
+        if match is None:
+            continue
+        requirement, through, note = (part.strip() for part in match.groups())
+        where = f"{path}:{number}"
+        if requirement in rows:
+            raise ObservationTableError(f"{where}: {requirement} has a second row")
+        shown: dict[str, frozenset[str]] = {}
+        for part in through.split(";"):
+            kind_match = _THROUGH.match(part.strip())
+            if kind_match is None:
+                raise ObservationTableError(f"{where}: {part.strip()!r} is not `kind`: field, field")
+            kind, names = kind_match.group(1), kind_match.group(2) or ""
+            if not _kind_matches(kind) or kind in shown:
+                raise ObservationTableError(f"{where}: {kind!r} is not an outcome kind, or is named twice")
+            fields = frozenset(name.strip() for name in names.split(",") if name.strip())
+            unknown = sorted(fields - outcome_fields())
+            if unknown:
+                raise ObservationTableError(f"{where}: {kind} names {', '.join(unknown)}: not outcome fields")
+            shown[kind] = fields
+        rows[requirement] = ObservedThrough(requirement, shown, note)
+    return rows
+
+
+@cache
+def observed_through() -> dict[str, ObservedThrough]:
+    """The table of spec/observation.md, by requirement id."""
+    return read_table(OBSERVATION_MD)
