@@ -84,7 +84,11 @@ def body(vector: dict[str, Any], tally: Tally) -> Iterator[bytes]:
     tally.closing()
 
 
-def _stream(run: Callable[[dict[str, Any], Tally], None], vector: dict[str, Any]) -> dict[str, Any]:
+def _stream(
+    run: Callable[[dict[str, Any], Tally], None], no_custom_tools: str | None, vector: dict[str, Any]
+) -> dict[str, Any]:
+    if no_custom_tools is not None and any(tool["type"] == "custom" for tool in vector["tools"]):
+        return {"skipped": True, "reason": no_custom_tools}
     tally = Tally(len(vector.get("events", ())))
     try:
         run(vector, tally)
@@ -93,6 +97,11 @@ def _stream(run: Callable[[dict[str, Any], Tally], None], vector: dict[str, Any]
     return tally.reply()
 
 
-def serve_streams(implementation: dict[str, Any], run: Callable[[dict[str, Any], Tally], None]) -> None:
-    """Serve a library that reads each vector's stream from an HTTP response body."""
-    serve(functools.partial(answer, implementation, functools.partial(_stream, run)))
+def serve_streams(
+    implementation: dict[str, Any],
+    run: Callable[[dict[str, Any], Tally], None],
+    no_custom_tools: str | None = None,
+) -> None:
+    """Serve a library that reads each vector's stream from an HTTP response body; a library that
+    cannot be given a custom tool says why in `no_custom_tools`, and such vectors are skipped."""
+    serve(functools.partial(answer, implementation, functools.partial(_stream, run, no_custom_tools)))

@@ -34,7 +34,7 @@ class EventType:
     part_required: bool = False  # that part must be open while the text streams (PROD-PART-2)
     part_type: str | None = None  # the type of the part of a done item stating its text
     tool_type: str | None = None  # the `tool_type` of the call whose input the family streams
-    preview: bool = False  # a catalogue call's streamed preview (CORE-CALLTYPE-6)
+    preview: bool = False  # a catalogue call's streamed preview (CORE-CALLTYPE-6, -11)
     item_field: str | None = None  # a JSON pointer into the done item to the text it states
 
     @property

@@ -245,11 +245,11 @@ def _with_at(expected: Sequence[tuple[int | str, Outcome]]) -> list[Outcome]:
 # by kind and code, event, status or tool type.
 _CITED: dict[str, dict[str, tuple[str, ...]]] = {
     "core": {
-        "": ("CORE-EVT-1", "CORE-OUT-1", "CORE-LIFE-1", "CORE-LIFE-5", "CORE-CALLTYPE-1"),
+        "": ("CORE-EVT-1", "CORE-OUT-1", "CORE-OUT-2", "CORE-LIFE-1", "CORE-LIFE-5", "CORE-CALLTYPE-1"),
         "tool.call": ("CORE-CALLTYPE-2",),
         "tool.call mcp_approval": ("CORE-CALLTYPE-5",),
-        "tool.arguments.delta": ("CORE-CALLTYPE-6",),
-        "tool.error incomplete": ("CORE-CALLTYPE-3", "CORE-CALL-6"),
+        "tool.arguments.delta": ("CORE-CALLTYPE-6", "CORE-CALLTYPE-11"),
+        "tool.error incomplete": ("CORE-CALLTYPE-3", "CORE-CALLTYPE-10", "CORE-CALL-6"),
         "tool.error invalid_arguments": ("CORE-CALLTYPE-7",),
         "tool.error invalid_json": ("CORE-CALLTYPE-5", "CORE-CALLTYPE-7"),
         "error late_delta": ("CORE-CALLTYPE-8",),

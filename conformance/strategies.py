@@ -651,7 +651,7 @@ def _text_part(draw: st.DrawFn, channel: Channel, index: int, big: bool, wire: b
     streamed = text
     variant = _pick(draw, ["same"] * 8 + ["other", "split"])
     if variant == "other":
-        streamed = text + _pick(draw, ["x", " ", "é"])  # the deltas disagree (CORE-TEXT-2)
+        streamed = text + _pick(draw, ["x", " ", "é"])  # the deltas disagree (CORE-TEXT-11)
     elif variant == "split":
         text += "😀"
         streamed = _split_surrogates(text)  # halves of a pair in two deltas: another text (D9)
@@ -802,7 +802,7 @@ def _interleave(draw: st.DrawFn, streams: Sequence[list[T]], one_in: int) -> lis
 
 
 def _corruptions(step: Step, item: ItemPlan | None) -> list[str]:
-    """Ways to make a copy of `step` malformed (CORE-EVT-2, D1b, D2, D3) without touching its ids."""
+    """Ways to make a copy of `step` malformed (CORE-EVT-9, D1b, D2, D3) without touching its ids."""
     if step.kind in ("delta", "foreign", "mismatch"):
         part = item.parts[step.part] if item and item.parts and step.kind == "delta" else None
         found = [
@@ -834,7 +834,7 @@ def _corruptions(step: Step, item: ItemPlan | None) -> list[str]:
     return []
 
 
-# Events that are not JSON objects with a string type (CORE-EVT-2).
+# Events that are not JSON objects with a string type (CORE-EVT-9).
 _NOT_EVENTS: tuple[Any, ...] = (
     5,
     "response.output_text.delta",
@@ -1706,7 +1706,7 @@ class _Echo:
 
 
 class _Refuses:
-    """CUSTOM-CAT-4 (`reject`) and CUSTOM-CAT-5 (`raise`)."""
+    """CUSTOM-CAT-4 (`reject`), CUSTOM-CAT-5 and CUSTOM-CAT-7 (`raise`)."""
 
     def __init__(self, answer: str) -> None:
         self.answer = answer
@@ -1867,7 +1867,7 @@ class Machine:
         return [{"kind": "ignored", "type": _ignored_type(self.plan, step)}]  # CORE-EVT-3, -4, -5
 
     def _malformed(self, step: Step) -> list[Outcome]:
-        return [_error("malformed_event")]  # CORE-EVT-2
+        return [_error("malformed_event")]  # CORE-EVT-9
 
     def _foreign(self, step: Step) -> list[Outcome]:
         return [_error("unknown_item")]  # CORE-ITEM-3
@@ -2088,7 +2088,7 @@ class Machine:
             held = item.parts.setdefault(part.index, _Part())
             if held.state == "DONE" or item.state == "DONE":  # CORE-TEXT-7
                 return [_error("duplicate_event")]
-            mismatch = [] if held.agrees(text) else [_error("done_mismatch")]  # CORE-TEXT-2
+            mismatch = [] if held.agrees(text) else [_error("done_mismatch")]  # CORE-TEXT-11
             held.move("done")
             return [
                 *mismatch,
@@ -2617,12 +2617,12 @@ _BY_OUTCOME = {
     "tool.cancelled": ("EXEC-CANCEL-1", "EXEC-CANCEL-2"),
     "tool.duplicate": ("EXEC-ONCE-2",),
     "tool.audit": ("EXEC-AUDIT-1", "EXEC-AUDIT-2"),
-    "malformed_event": ("CORE-EVT-2", "CORE-EVT-8"),
+    "malformed_event": ("CORE-EVT-2", "CORE-EVT-9", "CORE-EVT-8"),
     "unknown_item": ("CORE-ITEM-3",),
     "item_type_mismatch": ("CORE-ITEM-4",),
     "duplicate_event": ("CORE-ITEM-5", "CORE-ITEM-14", "CORE-TEXT-7", "CORE-ARGS-7"),
     "late_delta": ("CORE-TEXT-6", "CORE-ARGS-4"),
-    "done_mismatch": ("CORE-ARGS-6", "CORE-CALL-17"),
+    "done_mismatch": ("CORE-TEXT-11", "CORE-ARGS-6", "CORE-ARGS-8", "CORE-CALL-17"),
     "event_after_terminal": ("CORE-LIFE-4",),
     "tool.error too_large": ("CORE-LIMIT-1",),
     "error too_large": ("CORE-LIMIT-5", "CORE-LIMIT-3"),
@@ -2632,14 +2632,14 @@ _BY_OUTCOME = {
     "incomplete": ("CORE-CALL-5", "CORE-CALL-6"),
     "duplicate_call_id": ("CORE-CALL-7",),
     "call_retracted": ("CORE-CALL-8", "CORE-CALL-12", "CORE-CALL-13", "CORE-CALL-14"),
-    "consumer_failed": ("CUSTOM-FAIL-1",),
+    "consumer_failed": ("CUSTOM-FAIL-1", "CUSTOM-FAIL-3"),
     "consumer_rejected": ("CUSTOM-FIN-3",),
     "not_awaiting_approval": ("EXEC-APPROVE-2",),
     "invalid_data": ("SSE-DATA-2",),
     "event_after_done": ("SSE-DATA-4",),
 }
 _BY_PROFILE = {
-    "core": ("CORE-EVT-1", "CORE-OUT-1", "CORE-LIFE-1", "CORE-LIFE-5"),
+    "core": ("CORE-EVT-1", "CORE-OUT-1", "CORE-OUT-2", "CORE-LIFE-1", "CORE-LIFE-5"),
     "custom-tools": ("CUSTOM-SLOT-1", "CUSTOM-CAT-1", "CUSTOM-END-1"),
     "execution": ("EXEC-STATE-3",),
     "sse": (
@@ -2704,7 +2704,7 @@ def spec_ids(stream: GeneratedStream, outcomes: Sequence[Outcome], optioned: boo
     ids += ["EXEC-APPROVE-1"] if controls & {"approve", "deny"} else []
     if stream.wire is not None:
         kinds = {record.kind for record in stream.wire.records}
-        ids += ["SSE-DATA-3"] if "done" in kinds else []
+        ids += ["SSE-DATA-3", "SSE-DATA-5"] if "done" in kinds else []
         ids += ["SSE-FIELD-1", "SSE-FIELD-4"] if "silent" in kinds else []
         ids += ["SSE-EVENT-2"] if stream.wire.unfinished else []
         ids += ["SSE-LINE-1"] if any(b in stream.wire.data for b in _ILL_FORMED) else []

@@ -98,7 +98,7 @@ class ConsumerError(Exception):
 
 
 class Raise:
-    """CUSTOM-CAT-5: consume and finish both fail."""
+    """CUSTOM-CAT-5, CUSTOM-CAT-7: consume and finish both fail."""
 
     def consume(self, delta: str, at_ms: int) -> Payload | None:
         raise ConsumerError("the raise consumer fails on every delta")

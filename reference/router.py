@@ -134,7 +134,7 @@ PartState = Literal["OPEN", "STREAMING", "DROPPED", "DONE"]
 PartEvent = Literal["delta", "overflow", "done"]
 PART_TRANSITIONS: dict[PartState, dict[PartEvent, PartState]] = {
     "OPEN": {"delta": "STREAMING", "overflow": "DROPPED", "done": "DONE"},
-    "STREAMING": {"overflow": "DROPPED", "done": "DONE"},  # its .done compares (CORE-TEXT-2)
+    "STREAMING": {"overflow": "DROPPED", "done": "DONE"},  # its .done compares (CORE-TEXT-2, -11)
     "DROPPED": {"done": "DONE"},  # deltas shown, no longer compared (CORE-LIMIT-3)
     "DONE": {},  # a later delta or .done is refused (CORE-TEXT-6, -7, CORE-CALLTYPE-8)
 }
@@ -191,7 +191,7 @@ CATALOGUE_CALL_TYPES = {
     "tool_search_call": "tool_search",
     "mcp_approval_request": "mcp_approval",
 }
-# The streamed previews of catalogue calls (CORE-CALLTYPE-6): event type -> (item type,
+# The streamed previews of catalogue calls (CORE-CALLTYPE-6, -11): event type -> (item type,
 # the field of its text, the field of its index, or None for the item's one preview).
 PREVIEW_EVENTS = {
     "response.apply_patch_call_operation_diff.delta": ("apply_patch_call", "delta", None),
@@ -253,7 +253,7 @@ UNROUTED = frozenset(
 
 
 def _measured(text: str) -> tuple[str, int]:
-    """`text` as a router compares it (CORE-TEXT-2, CORE-ARGS-6), and its size in UTF-8
+    """`text` as a router compares it (CORE-TEXT-11, CORE-ARGS-6), and its size in UTF-8
     bytes (CORE-LIMIT-1, -4): each unpaired surrogate becomes U+FFFD and a surrogate pair
     the one character it encodes, as Go's JSON decoder makes them (CORE-TEXT-8)."""
     try:
@@ -281,11 +281,11 @@ DELTAS_PER_RUN = 64
 @dataclass(slots=True)
 class Buffer:
     """The deltas of one stream of text, kept only to be compared, once, with its first
-    complete source (CORE-ARGS-6, CORE-TEXT-2), then dropped.
+    complete source (CORE-ARGS-6, CORE-TEXT-11), then dropped.
 
     They are never joined into one string: `runs` holds them joined `DELTAS_PER_RUN` at a
     time, `recent` the last few, and the comparison walks the runs. Each is kept as
-    `_measured` makes it, so the comparison is of per-delta decoded text (CORE-TEXT-2).
+    `_measured` makes it, so the comparison is of per-delta decoded text (CORE-TEXT-11).
     An empty delta is a delta: it is kept, and then compared.
     """
 
@@ -317,7 +317,7 @@ class Buffer:
 
     def check(self, complete: str, what: str) -> list[Outcome]:
         """Compare a complete source with the deltas buffered, if any, then drop them
-        (CORE-ARGS-6, CORE-TEXT-2)."""
+        (CORE-ARGS-6, CORE-TEXT-11)."""
         if not self.runs and not self.recent:
             return []
         complete = _comparable(complete)
@@ -855,7 +855,7 @@ class Router:
         if part.state == "DONE" or item.state == "DONE":  # CORE-TEXT-7
             raise Violation("duplicate_event", f"part {content_index} of {item.id!r} is already done")
         part.state = _move(PART_TRANSITIONS, part.state, "done")
-        outcomes = part.check(text, "output_text.done text")  # CORE-TEXT-2
+        outcomes = part.check(text, "output_text.done text")  # CORE-TEXT-11
         done: Outcome = {
             "kind": "text.done",
             "item_id": item.id,
@@ -916,7 +916,7 @@ class Router:
         return [outcome]
 
     def _preview(self, event: JSONObject) -> list[Outcome]:
-        """A catalogue call's streamed preview (CORE-CALLTYPE-6), never buffered: its deltas
+        """A catalogue call's streamed preview (CORE-CALLTYPE-6, -11), never buffered: its deltas
         (and a shell command's first text) are `tool.arguments.delta`; its `.done` ends it."""
         event_type = event["type"]
         item_type, text_field, index_field = PREVIEW_EVENTS[event_type]

@@ -11,7 +11,6 @@ has ended. See README.md for what each response maps to.
 
 from __future__ import annotations
 
-import functools
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -24,7 +23,7 @@ from llama_index.llms.openai import OpenAIResponses
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from openai_transport import sync_http_client
-from protocol_loop import Tally, _stream, answer, serve
+from protocol_loop import Tally, serve_streams
 
 # What the application is shown, per outcome kind (spec/observation.md). Each streamed response's
 # `delta` is text and nothing else; a call is a `ToolSelection` (its call id, name and parsed
@@ -94,13 +93,6 @@ def run(vector: dict[str, Any], tally: Tally) -> None:
 NO_CUSTOM_TOOLS = "llama-index has no custom tools: OpenAIResponses sends every tool as a function"
 
 
-def reply(vector: dict[str, Any]) -> dict[str, Any]:
-    """A vector's reply: skipped when its request needs a tool llama-index cannot be given."""
-    if any(tool["type"] == "custom" for tool in vector["tools"]):
-        return {"skipped": True, "reason": NO_CUSTOM_TOOLS}
-    return _stream(run, vector)
-
-
 def main() -> None:
     implementation = {
         "name": "llama-index-llms-openai OpenAIResponses.stream_chat_with_tools()",
@@ -111,7 +103,7 @@ def main() -> None:
         "options": {"error_event": "ends_stream"},
         "observes": OBSERVES,
     }
-    serve(functools.partial(answer, implementation, reply))
+    serve_streams(implementation, run, NO_CUSTOM_TOOLS)
 
 
 if __name__ == "__main__":

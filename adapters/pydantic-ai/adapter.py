@@ -12,7 +12,6 @@ the run's events as an application does. See README.md for what each event maps 
 from __future__ import annotations
 
 import asyncio
-import functools
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -41,7 +40,7 @@ from pydantic_ai.toolsets import ExternalToolset
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from openai_transport import async_client
-from protocol_loop import Tally, _stream, answer, serve
+from protocol_loop import Tally, serve_streams
 
 # What the application is shown, per outcome kind (spec/observation.md): the run's events have no
 # lifecycle, no final text of a part, no refusal channel (the refusal is a detail of the finished
@@ -211,13 +210,6 @@ def run(vector: dict[str, Any], tally: Tally) -> None:
 NO_CUSTOM_TOOLS = "pydantic-ai has no custom tools: a custom tool cannot be given to the agent"
 
 
-def reply(vector: dict[str, Any]) -> dict[str, Any]:
-    """A vector's reply: skipped when its request needs a tool the agent cannot be given."""
-    if any(tool["type"] == "custom" for tool in vector["tools"]):
-        return {"skipped": True, "reason": NO_CUSTOM_TOOLS}
-    return _stream(run, vector)
-
-
 def main() -> None:
     implementation = {
         "name": "pydantic-ai Agent.run_stream_events() (OpenAIResponsesModel)",
@@ -228,7 +220,7 @@ def main() -> None:
         "options": {"call_arguments": "json_text", "error_event": "ends_stream"},
         "observes": OBSERVES,
     }
-    serve(functools.partial(answer, implementation, reply))
+    serve_streams(implementation, run, NO_CUSTOM_TOOLS)
 
 
 if __name__ == "__main__":

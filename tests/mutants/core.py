@@ -194,6 +194,130 @@ class TextPastLimitCompared(_LibraryDesign):
         return outcomes
 
 
+def _malformed(outcomes: list[dict[str, Any]]) -> bool:
+    return [(outcome["kind"], outcome.get("code")) for outcome in outcomes] == [("error", "malformed_event")]
+
+
+class MalformedEventsSkipped(_LibraryDesign):
+    """Skips a malformed event without a word, as a parser that drops what it cannot decode."""
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        return [] if _malformed(outcomes) else outcomes
+
+
+class MalformedTextDeltaKept(_LibraryDesign):
+    """Reports a text delta that is not a string as malformed, and appends it to its part all the same."""
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        delta = event.get("delta") if event_type(event) == "response.output_text.delta" else ""
+        if _malformed(outcomes) and delta is not None and not isinstance(delta, str):
+            self.router.feed({**event, "delta": json.dumps(delta)})  # kept, never shown
+        return outcomes
+
+
+class TextDeltasBatched(_LibraryDesign):
+    """Hands text deltas over in batches: those held back come out with the next event of another type."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.held: list[dict[str, Any]] = []  # text deltas not handed over yet
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        if event_type(event) == "response.output_text.delta":
+            self.held += outcomes
+            return []
+        held, self.held = self.held, []
+        return held + outcomes
+
+    def close(self) -> list[dict[str, Any]]:
+        held, self.held = self.held, []
+        return held + super().close()
+
+
+_PREVIEW_DONE = ("response.apply_patch_call_operation_diff.done", "response.shell_call_command.done")
+
+
+class _Catalogue(_LibraryDesign):
+    """The independent router, routing every call type of the catalogue."""
+
+    options: ClassVar[Mapping[str, Any]] = {"call_types": IndependentAdapter().options["call_types"]}
+
+
+class PatchDiffUnrouted(_Catalogue):
+    """Knows apply_patch calls but not their operation diff events: a diff delta is ignored, unrouted."""
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        if event_type(event) == "response.apply_patch_call_operation_diff.delta":
+            return [{"kind": "ignored", "type": event["type"]}]
+        return super().feed(event)
+
+
+class PreviewDoneIgnored(_Catalogue):
+    """Answers a preview's .done with ignored, as for an event it does not route."""
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        if event_type(event) in _PREVIEW_DONE and not outcomes:
+            return [{"kind": "ignored", "type": event["type"]}]
+        return outcomes
+
+
+_CATALOGUE_CALLS = ("apply_patch_call", "shell_call", "local_shell_call", "computer_call", "tool_search_call")
+
+
+class CatalogueCallIdFromItemId(_Catalogue):
+    """Takes a catalogue call's item id for its call id when the item states none, and runs it."""
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        item = event.get("item") if isinstance(event, dict) else None
+        if isinstance(item, dict) and item.get("type") in _CATALOGUE_CALLS and item.get("call_id") is None:
+            event = {**event, "item": {**item, "call_id": item.get("id")}}
+        return super().feed(event)
+
+
+class DoneItemTrustedAfterArgumentsDone(_LibraryDesign):
+    """Takes the done item's text for the call's once an arguments .done came, without comparing them."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.stated: dict[str, Any] = {}  # the text of each call's arguments .done, by item id
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        kind = event_type(event)
+        if kind in _ARGUMENTS_DONE:
+            self.stated.setdefault(str(event.get("item_id")), event.get(_ARGUMENTS_DONE[kind]))
+        item = event.get("item") if kind == "response.output_item.done" else None
+        if not isinstance(item, dict) or item.get("id") not in self.stated:
+            return outcomes
+        text = item.get("arguments", item.get("input"))
+        mismatches = [
+            i for i, o in enumerate(outcomes) if (o["kind"], o.get("code")) == ("error", "done_mismatch")
+        ]
+        if text is not None and text != self.stated[item["id"]] and mismatches:
+            del outcomes[mismatches[-1]]  # the text's; one about the call's identity comes first
+        return outcomes
+
+
+class TextDoneFromDeltas(_LibraryDesign):
+    """Hands a part's text.done over with the text its deltas built, when any were shown."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.shown: dict[tuple[str, int], list[str]] = {}  # the text deltas shown of each part
+
+    def hand_over(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        part = (outcome.get("item_id", ""), outcome.get("content_index", 0))
+        if outcome["kind"] == "text.delta":
+            self.shown.setdefault(part, []).append(outcome["delta"])
+        if outcome["kind"] == "text.done" and part in self.shown:
+            return {**outcome, "text": "".join(self.shown[part])}
+        return outcome
+
+
 class _RepeatedDoneSilent(_LibraryDesign):
     """The independent router, silent on a repeated event of the types it names."""
 
@@ -215,7 +339,7 @@ class RepeatedItemDoneSilent(_RepeatedDoneSilent):
 class RepeatedPreviewDoneSilent(_RepeatedDoneSilent):
     """Ignores a second .done of a call's preview, or one after its done item, without a word."""
 
-    done_types = ("response.apply_patch_call_operation_diff.done", "response.shell_call_command.done")
+    done_types = _PREVIEW_DONE
     options: ClassVar[Mapping[str, Any]] = {"call_types": IndependentAdapter().options["call_types"]}
 
 
@@ -270,7 +394,7 @@ MUTANTS: list[Mutant] = [
     ),
     _mutant(
         Fault.SHELL_ADDED_TEXT_DROPPED,
-        "CORE-CALLTYPE-6",
+        "CORE-CALLTYPE-11",
         "previews a shell command's deltas but drops the text its .added event starts with",
     ),
     _mutant(
@@ -384,7 +508,7 @@ MUTANTS: list[Mutant] = [
     _mutant(Fault.PHASE_DROPPED, "CORE-TEXT-9", "shows commentary and the answer alike: no phase on text"),
     _mutant(
         Fault.NO_TEXT_MISMATCH,
-        "CORE-TEXT-2",
+        "CORE-TEXT-11",
         "shows output_text.done without comparing it with the deltas shown",
     ),
     _mutant(
@@ -629,4 +753,12 @@ MUTANTS: list[Mutant] = [
     mutant(TextPastLimitCompared, "core.text-past-limit-compared", "CORE-LIMIT-7"),
     mutant(OutputIndexZeroWhenOmitted, "core.output-index-zero-when-omitted", "CORE-ITEM-15"),
     mutant(RepeatedPreviewDoneSilent, "core.repeated-preview-done-silent", "CORE-CALLTYPE-9"),
+    mutant(TextDeltasBatched, "core.text-deltas-batched", "CORE-OUT-2"),
+    mutant(CatalogueCallIdFromItemId, "core.catalogue-call-id-from-item-id", "CORE-CALLTYPE-10"),
+    mutant(PatchDiffUnrouted, "core.patch-diff-unrouted", "CORE-CALLTYPE-6"),
+    mutant(PreviewDoneIgnored, "core.preview-done-ignored", "CORE-CALLTYPE-12"),
+    mutant(DoneItemTrustedAfterArgumentsDone, "core.done-item-trusted-after-arguments-done", "CORE-ARGS-8"),
+    mutant(TextDoneFromDeltas, "core.text-done-from-deltas", "CORE-TEXT-2"),
+    mutant(MalformedEventsSkipped, "core.malformed-events-skipped", "CORE-EVT-9"),
+    mutant(MalformedTextDeltaKept, "core.malformed-text-delta-kept", "CORE-EVT-10"),
 ]

@@ -385,6 +385,19 @@ class KeepsFailedConsumer(CustomTools):
         return outcomes
 
 
+class FailedConsumerCancelsCall(CustomTools):
+    """Takes a call whose consumer failed for a failed call, and never makes it."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(tools)
+        self.failed: set[object] = set()  # the calls whose consumer failed, by item id
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        self.failed.update(o.get("item_id") for o in outcomes if o.get("code") == "consumer_failed")
+        return [o for o in outcomes if not (o["kind"] == "tool.call" and o.get("item_id") in self.failed)]
+
+
 class FinishesAtEnd(CustomTools):
     """Finishes the active consumer when the response ends, to flush its last preview."""
 
@@ -479,6 +492,17 @@ class RaiseOnlyAtFinish(CustomTools):
     """Makes the raise consumer fail at finish only, not at each delta."""
 
     replaces = (Raise, _RaiseAtFinishOnly)
+
+
+class _RaiseAtConsumeOnly(Raise):
+    def finish(self, input_text: str, at_ms: int) -> Finished | Rejected:
+        return Finished(result={"buffer": ""})
+
+
+class RaiseOnlyAtConsume(CustomTools):
+    """Makes the raise consumer fail at each delta only: its finish succeeds with nothing seen."""
+
+    replaces = (Raise, _RaiseAtConsumeOnly)
 
 
 class NoPatchConsumer(CustomTools):
@@ -716,7 +740,8 @@ MUTANTS = [
     mutant(ArgumentsDoneWithoutFinish, "custom.arguments-done-without-finish", "CUSTOM-FIN-6"),
     mutant(FinishesWithFirstSource, "custom.finishes-with-first-source", "CUSTOM-FIN-7"),
     mutant(ConsumerFailureEscapes, "custom.consumer-failure-escapes", "CUSTOM-FAIL-1"),
-    mutant(KeepsFailedConsumer, "custom.keeps-failed-consumer", "CUSTOM-FAIL-1"),
+    mutant(KeepsFailedConsumer, "custom.keeps-failed-consumer", "CUSTOM-FAIL-2"),
+    mutant(FailedConsumerCancelsCall, "custom.failed-consumer-cancels-call", "CUSTOM-FAIL-3"),
     mutant(FinishesAtEnd, "custom.finishes-at-end", "CUSTOM-END-1"),
     mutant(TimeFromRoutedEventsOnly, "custom.time-from-routed-events-only", "CUSTOM-TIME-1"),
     mutant(TimeZeroWithoutAtMs, "custom.time-zero-without-at-ms", "CUSTOM-TIME-1"),
@@ -725,6 +750,7 @@ MUTANTS = [
     mutant(SilentFinishesWithInput, "custom.silent-finishes-with-input", "CUSTOM-CAT-3"),
     mutant(RejectPreviews, "custom.reject-previews", "CUSTOM-CAT-4"),
     mutant(RaiseOnlyAtFinish, "custom.raise-only-at-finish", "CUSTOM-CAT-5"),
+    mutant(RaiseOnlyAtConsume, "custom.raise-only-at-consume", "CUSTOM-CAT-7"),
     mutant(NoPatchConsumer, "custom.no-patch-consumer", "CUSTOM-CAT-6"),
     mutant(PatchDeltaEndsLine, "custom.patch-delta-ends-line", "CUSTOM-PATCH-1"),
     mutant(PatchDropsLastLine, "custom.patch-drops-last-line", "CUSTOM-PATCH-1"),

@@ -316,7 +316,7 @@ MUTANTS = [
     mutant(broken_decoders.StopsAtBadData, "sse.stops-at-bad-data", "SSE-DATA-2"),
     mutant(BadDataEndsStream, "sse.bad-data-ends-stream", "SSE-DATA-2"),
     mutant(broken_decoders.DoesNotKnowDone, "sse.does-not-know-done", "SSE-DATA-3", "SSE-DATA-4"),
-    mutant(DoneClosesRouter, "sse.done-closes-router", "SSE-DATA-3"),
-    mutant(DoneByPrefix, "sse.done-by-prefix", "SSE-DATA-3"),
+    mutant(DoneClosesRouter, "sse.done-closes-router", "SSE-DATA-5"),
+    mutant(DoneByPrefix, "sse.done-by-prefix", "SSE-DATA-6"),
     mutant(SilentAfterDone, "sse.silent-after-done", "SSE-DATA-4"),
 ]
