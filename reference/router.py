@@ -9,7 +9,7 @@ events, which is what makes the vectors exact.
 
 All state that affects routing lives in this module, in five state machines:
 their transition tables follow this comment, and the spec has the same ones
-(spec/core.md section 8a, spec/custom-tools.md section 2; tests/test_states.py
+(spec/core.md section 8a, spec/custom-tools.md section 2.1; tests/test_states.py
 keeps them equal). Each maps a state to the events that move it out of it and
 the state each leads to; every change of state goes through `_move`, which
 looks it up there. An event a state does not list leaves it as it is (a
@@ -54,11 +54,11 @@ DONE part, as the handlers below say).
     output_item.added, custom_tool_call          ACTIVE(new consumer of its
                                                  tool), or EMPTY if the tool
                                                  has none or the item no
-                                                 call id (CUSTOM-SLOT-2, -5)
+                                                 call id (CUSTOM-SLOT-2, -5, -6, -7)
     output_item.added, function_call             EMPTY (CUSTOM-SLOT-3)
     output_item.added, other item; refused       unchanged (CUSTOM-SLOT-4)
     custom input delta routed for the bound      unchanged: consume(); EMPTY
-      call, no differing call_id                 if it raised (CUSTOM-FAIL-1)
+      call, no differing call_id                 if it raised (CUSTOM-FAIL-1, -2)
     any other delta or item done                 unchanged (CUSTOM-DELTA-2,
                                                  CUSTOM-FIN-2)
     the bound call resolves as tool.call         EMPTY after finish(), which
