@@ -47,6 +47,27 @@ def field(value: Any, name: str) -> Any:
     return getattr(value, name, None)
 
 
+def call_of(item: Any) -> list[dict[str, Any]]:
+    """A function or custom call item as the library hands it over, complete: its arguments are
+    the text it keeps; any other item is no call."""
+    item_type = field(item, "type")
+    if item_type not in ("function_call", "custom_tool_call"):
+        return []
+    call = {
+        "kind": "tool.call",
+        "item_id": field(item, "id"),
+        "call_id": field(item, "call_id"),
+        "name": field(item, "name"),
+    }
+    if field(item, "namespace") is not None:
+        call["namespace"] = field(item, "namespace")
+    if item_type == "function_call":
+        call.update(tool_type="function", arguments=field(item, "arguments"))
+    else:
+        call.update(tool_type="custom", input=field(item, "input"))
+    return [call]
+
+
 class Translation:
     """One stream's events, as the application is handed them, into outcomes."""
 
@@ -74,7 +95,7 @@ class Translation:
                 self.phases[field(item, "id")] = field(item, "phase")
             return []
         if kind == "response.output_item.done":
-            return self._done_item(field(event, "item"))
+            return call_of(field(event, "item"))
         if kind in SILENT:
             return []
         return [{"kind": "ignored", "type": kind}]
@@ -96,22 +117,3 @@ class Translation:
             message = FAILED_WITHOUT_ERROR if error is None else field(error, "message")
             out.append({"kind": "error", "code": field(error, "code"), "message": message})
         return out
-
-    def _done_item(self, item: Any) -> list[dict[str, Any]]:
-        """The complete call, as the library hands it over: arguments are the text it keeps."""
-        item_type = field(item, "type")
-        if item_type not in ("function_call", "custom_tool_call"):
-            return []
-        call = {
-            "kind": "tool.call",
-            "item_id": field(item, "id"),
-            "call_id": field(item, "call_id"),
-            "name": field(item, "name"),
-        }
-        if field(item, "namespace") is not None:
-            call["namespace"] = field(item, "namespace")
-        if item_type == "function_call":
-            call.update(tool_type="function", arguments=field(item, "arguments"))
-        else:
-            call.update(tool_type="custom", input=field(item, "input"))
-        return [call]

@@ -62,7 +62,7 @@ _TYPES: dict[str, Check] = {
 }
 
 
-def json_equal(one: Any, other: Any) -> bool:
+def schema_equal(one: Any, other: Any) -> bool:
     """Equality as JSON Schema has it for `const`, `enum` and `uniqueItems`: a boolean is no number,
     1 equals 1.0, and containers compare member by member."""
     if one is other:
@@ -72,16 +72,16 @@ def json_equal(one: Any, other: Any) -> bool:
     if isinstance(one, bool) or isinstance(other, bool):
         return isinstance(one, bool) and isinstance(other, bool) and one == other
     if isinstance(one, list) and isinstance(other, list):
-        return len(one) == len(other) and all(map(json_equal, one, other))
+        return len(one) == len(other) and all(map(schema_equal, one, other))
     if isinstance(one, dict) and isinstance(other, dict):
-        return one.keys() == other.keys() and all(json_equal(one[key], other[key]) for key in one)
+        return one.keys() == other.keys() and all(schema_equal(one[key], other[key]) for key in one)
     if _is_number(one) and _is_number(other):
         return bool(one == other)
     return bool(one == other) if type(one) is type(other) else False
 
 
 def _unique(items: Sequence[Any]) -> bool:
-    return all(not json_equal(items[i], items[j]) for i in range(len(items)) for j in range(i))
+    return all(not schema_equal(items[i], items[j]) for i in range(len(items)) for j in range(i))
 
 
 class _Compiler:
@@ -147,11 +147,11 @@ def _type(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str) -
 
 def _enum(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str) -> Check:
     members = list(argument)
-    return lambda value: any(json_equal(value, member) for member in members)
+    return lambda value: any(schema_equal(value, member) for member in members)
 
 
 def _const(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str) -> Check:
-    return lambda value: json_equal(value, argument)
+    return lambda value: schema_equal(value, argument)
 
 
 def _required(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str) -> Check:

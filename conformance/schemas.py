@@ -1,7 +1,9 @@
 """The JSON Schemas of spec/: the one source of truth for every format.
 
 Schemas are addressed by their `$id` (plus a fragment for a part of one), so a
-validator can be had for any of them, or for any `$defs` entry.
+validator can be had for any of them, or for any `$defs` entry. `first_error`
+asks the predicates compiled from them (schema_check.py) whether an instance
+is valid, and jsonschema only what is wrong with one that is not.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ def _registry() -> Registry[Any]:
 
 @cache
 def validator(ref: str) -> Draft202012Validator:
-    """A validator for the schema (or schema part) at `ref`, its references resolved once."""
+    """The jsonschema validator of the schema (or schema part) at `ref`: the definition, and what
+    names an error."""
     return Draft202012Validator({"$ref": ref}, registry=_registry())
 
 

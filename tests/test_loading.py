@@ -343,3 +343,19 @@ def test_a_cache_that_cannot_be_used_means_no_cache(
         assert errors == []
         assert [v.id for v in vectors_loaded] == ["core/hello"]
     assert len(checks) == 2
+
+
+def test_a_cut_every_n_bytes_gives_chunks_of_n_and_the_rest(tmp_path: Path) -> None:
+    data = hello(id="sse/hello", profile="sse")
+    events = data.pop("events")
+    data["stream"] = "".join(f"data: {json.dumps(event)}\n\n" for event in events)
+    data["cuts"] = [{"every": 7}, "every_byte"]
+    data["expect"]["dispatched"] = len(events)
+    write_vector(tmp_path / "vectors", data, name="sse/hello.yaml")
+    [vector], errors = load_vectors([tmp_path / "vectors"])
+    assert errors == []
+    every_seven = vector.cuts()[0]
+    assert every_seven.label == "every 7 bytes"
+    assert b"".join(every_seven.chunks) == vector.stream
+    assert {len(chunk) for chunk in every_seven.chunks[:-1]} == {7}
+    assert 0 < len(every_seven.chunks[-1]) <= 7

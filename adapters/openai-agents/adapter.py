@@ -40,7 +40,7 @@ from agents.tool_context import ToolContext
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from protocol_loop import Tally, body, serve_streams
-from responses_events import Translation, field
+from responses_events import Translation, call_of, field
 
 # openai 3 moved to httpx2, older releases use httpx: the mock transport is of the client's kind.
 http: Any = importlib.import_module("httpx2" if int(openai.__version__.split(".")[0]) >= 3 else "httpx")
@@ -75,21 +75,7 @@ def agent_tools(declared: list[dict[str, Any]]) -> list[FunctionTool | CustomToo
 
 def called(item: Any) -> list[dict[str, Any]]:
     """A `tool_called` item: the call the SDK runs, as the application is handed it."""
-    raw = field(item, "raw_item")
-    kind = field(raw, "type")
-    if kind not in ("function_call", "custom_tool_call"):
-        return []
-    call = {
-        "kind": "tool.call",
-        "item_id": field(raw, "id"),
-        "call_id": field(raw, "call_id"),
-        "name": field(raw, "name"),
-    }
-    if field(raw, "namespace") is not None:
-        call["namespace"] = field(raw, "namespace")
-    if kind == "function_call":
-        return [{**call, "tool_type": "function", "arguments": field(raw, "arguments")}]
-    return [{**call, "tool_type": "custom", "input": field(raw, "input")}]
+    return call_of(field(item, "raw_item"))
 
 
 # The SDK reads the model's stream in a task of its own and queues what it hands over; the body
