@@ -190,6 +190,18 @@ def declared_observes(declared: object, source: str) -> dict[str, list[str]] | N
     return declared
 
 
+def declared_classes(declared: object, source: str) -> list[str] | None:
+    """The declared conformance classes (spec/README.md), checked; None when none are declared
+    (it claims both)."""
+    if declared is None:
+        return None
+    problem = first_error(PROTOCOL_START_REPLY + "#/$defs/implementation/properties/classes", declared)
+    if problem is not None:
+        raise AdapterLoadError(f"{source} declares invalid `classes`: {problem}")
+    assert isinstance(declared, list)
+    return declared
+
+
 def declared_profiles(declared: object, source: str) -> frozenset[str]:
     """The declared profiles, each one the spec defines."""
     if not isinstance(declared, list) or not all(isinstance(name, str) for name in declared):
@@ -421,6 +433,7 @@ class PythonImplementation:
     options: dict[str, Any] = field(default_factory=dict)
     timeout: float = DEFAULT_TIMEOUT
     observes: dict[str, list[str]] | None = None  # None: it shows every kind and field
+    classes: list[str] | None = None  # None: it claims both conformance classes
 
     @classmethod
     def load(cls, spec: str, timeout: float = DEFAULT_TIMEOUT) -> PythonImplementation:
@@ -435,7 +448,7 @@ class PythonImplementation:
             call.step = f"reading {attribute}"
             for part in attribute.split("."):
                 target = getattr(target, part)
-            call.step = "reading its profiles, options and observes"
+            call.step = "reading its profiles, options, classes and observes"
             profiles = getattr(target, "profiles", ("core",))
             listed = None if isinstance(profiles, str) else _listed(profiles, "profiles")
             return target, _as_json(
@@ -443,6 +456,7 @@ class PythonImplementation:
                     "profiles": listed,
                     "options": getattr(target, "options", {}),
                     "observes": getattr(target, "observes", None),
+                    "classes": getattr(target, "classes", None),
                 }
             )
 
@@ -455,7 +469,8 @@ class PythonImplementation:
         profiles = declared_profiles(declared["profiles"], f"adapter {spec!r}")
         options = declared_options(declared["options"], f"adapter {spec!r}")
         observes = declared_observes(declared["observes"], f"adapter {spec!r}")
-        return cls(spec, target, profiles, options, timeout, observes)
+        classes = declared_classes(declared["classes"], f"adapter {spec!r}")
+        return cls(spec, target, profiles, options, timeout, observes, classes)
 
     @property
     def info(self) -> dict[str, Any]:
@@ -466,6 +481,7 @@ class PythonImplementation:
             "profiles": sorted(self.profiles),
             "options": self.options,
             **({} if self.observes is None else {"observes": self.observes}),
+            **({} if self.classes is None else {"classes": self.classes}),
         }
 
     def close(self) -> None:

@@ -22,6 +22,7 @@ from .implementation import (
     AdapterSkipped,
     Produced,
     Streamed,
+    declared_classes,
     declared_observes,
     declared_options,
     declared_profiles,
@@ -127,6 +128,7 @@ class ProtocolImplementation:
         self._seq = 0
         self.options = declared_options(described.get("options", {}), f"adapter {command!r}")
         self.observes = declared_observes(described.get("observes"), f"adapter {command!r}")
+        declared_classes(described.get("classes"), f"adapter {command!r}")
         self.info = {**described, "options": self.options}
 
     @classmethod

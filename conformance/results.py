@@ -4,22 +4,39 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from enum import Enum
 from typing import Any
 
-from .compare import compare, to_canonical_point, to_expected_response_ids, to_parsed_arguments, to_shown
+from .attribution import Context, Difference, charged
+from .compare import (
+    compare,
+    compare_stopped,
+    compared,
+    first_fault,
+    json_equal,
+    stopped_expectation,
+    to_canonical_point,
+    to_expected_response_ids,
+    to_parsed_arguments,
+    to_shown,
+)
 from .implementation import AdapterFailure, AdapterSkipped, Implementation, Produced
 from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip, printable
 from .observation import observes_of
-from .schemas import OUTCOME, first_error, option_defaults, schema
+from .schemas import OUTCOME, VECTOR, first_error, option_defaults, schema
 from .vectors import At, Vector
 
 # Compared only in execution vectors, so that an implementation can claim
 # `core` and `execution` with its executor always on (spec/execution.md section 10).
 EXECUTION_KINDS = frozenset(schema(OUTCOME + "#/$defs/execution_kind")["enum"])
+# The codes of a producer's faults: a stream's first one is where `producer_fault: ends_stream` stops.
+FAULT_CODES = frozenset(schema(OUTCOME + "#/$defs/fault_code")["enum"])
+CLASSES = tuple(schema(VECTOR + "#/$defs/class")["enum"])  # the conformance classes, routing first
+_AT = frozenset({"at"})  # an expected outcome's event, which is no field of the outcome
 
 # A failing comparison and one of its rows, as JSON data (spec/report.schema.json `$defs/comparison`).
 Comparison = dict[str, Any]
@@ -69,6 +86,8 @@ class Result:
     # The requirements the vector checks that the implementation's API shows (spec/observation.md);
     # None when it declares no `observes`, and so shows them all.
     observed: tuple[str, ...] | None = None
+    # The requirements a failure charges (spec/vectors.md section 5); empty unless it failed or errored.
+    charged: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:  # what an implementation said is kept within the report's limits
         object.__setattr__(self, "message", clip(self.message, MAX_MESSAGE_CHARS))
@@ -80,8 +99,12 @@ def not_applicable_reason(implementation: Implementation, vector: Vector) -> str
         return f"profile {vector.profile!r} is not among those {implementation.name} declares"
     for name, needed in vector.options.items():
         declared = implementation.options.get(name)
-        if declared != needed:
-            return f"needs option {name}={needed}; {implementation.name} declares {name}={declared}"
+        if declared not in (needed if isinstance(needed, list) else [needed]):
+            wanted = " or ".join(needed) if isinstance(needed, list) else needed
+            return f"needs option {name}={wanted}; {implementation.name} declares {name}={declared}"
+    claimed = implementation.info.get("classes") or CLASSES
+    if vector.conformance_class not in claimed:
+        return f"class {vector.conformance_class!r} is not among those {implementation.name} claims"
     # spec/core.md section 5.1: the tool registry says which call types a vector needs.
     declared_types = implementation.options.get("call_types") or option_defaults()["call_types"]
     for tool in vector.tools:
@@ -98,12 +121,12 @@ def run_vector(implementation: Implementation, vector: Vector) -> Result:
     observes = observes_of(implementation.info)
     if observes is None:
         return _judged(implementation, vector)
-    # spec/observation.md: judged on the requirements its API shows, and counted toward those alone.
-    observed = observes.observable(vector.spec)
-    if not observed:
-        reason = f"{implementation.name} does not show what it checks: {observes.not_shown(vector.spec)}"
+    # spec/observation.md: judged on every expected outcome its API shows, and counted toward the
+    # requirements it cites that are observable.
+    if not any(observes.projected(want, _AT) is not None for want in vector.expected):
+        reason = f"{implementation.name} shows none of its outcomes: {observes.not_shown(vector.spec)}"
         return Result(vector.id, Status.NOT_APPLICABLE, reason, observed=())
-    return replace(_judged(implementation, vector), observed=observed)
+    return replace(_judged(implementation, vector), observed=observes.observable(vector.spec))
 
 
 def _judged(implementation: Implementation, vector: Vector) -> Result:
@@ -112,10 +135,33 @@ def _judged(implementation: Implementation, vector: Vector) -> Result:
     try:
         produced = implementation.produce(vector)
     except AdapterFailure as failure:
-        return Result(vector.id, Status.ERRORED, failure.message, failure.details)
+        return _errored(implementation, vector, failure.message, failure.details)
     except AdapterSkipped as skipped:
         return Result(vector.id, Status.SKIPPED, skipped.reason)
     return _check(implementation, vector, produced)
+
+
+_AT_EVENT = re.compile(r"\bevent (\d+)\b")
+
+
+def _errored(implementation: Implementation, vector: Vector, message: str, details: str) -> Result:
+    """The implementation raised or did not answer: a `raised` difference at the event the
+    message names (its first expected outcome from there on), or at the stream's start."""
+    named = _AT_EVENT.search(message)
+    at = int(named.group(1)) if named is not None and vector.stream is None else 0
+    first = next((w for w in vector.expected if w["at"] == "close" or w["at"] >= at), None)
+    event = vector.events[at] if vector.stream is None and at < len(vector.events) else None
+    difference = Difference(first, None, event, failure="raised")
+    return Result(
+        vector.id, Status.ERRORED, message, details, charged=_charges(implementation, vector, [difference])
+    )
+
+
+def _charges(
+    implementation: Implementation, vector: Vector, differences: Sequence[Difference]
+) -> tuple[str, ...]:
+    context = Context(vector.profile, implementation.options, vector.expected)
+    return charged(differences, vector.spec, context)
 
 
 def _run_stream(implementation: Implementation, vector: Vector) -> Result:
@@ -123,17 +169,21 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     failure reports every failing cut, an error or a skip the first."""
     cuts = vector.cuts()
     failing: list[tuple[str, Result]] = []
-    for cut in cuts:
+    for number, cut in enumerate(cuts):
         try:
             streamed = implementation.produce_stream(vector, cut.chunks)
         except AdapterFailure as failure:
-            return Result(vector.id, Status.ERRORED, f"{cut.label}: {failure.message}", failure.details)
+            errored = _errored(implementation, vector, f"{cut.label}: {failure.message}", failure.details)
+            return replace(errored, charged=_cut_dependent(number > len(failing), errored.charged))
         except AdapterSkipped as skipped:
             return Result(vector.id, Status.SKIPPED, skipped.reason)
         result = _check(implementation, vector, streamed.produced)
         if result.status is Status.PASSED and len(streamed.events) != vector.dispatched:
             message = f"dispatched {len(streamed.events)} SSE events; the stream has {vector.dispatched}"
-            result = Result(vector.id, Status.FAILED, message)
+            difference = Difference(None, None, failure="dispatched")
+            result = Result(
+                vector.id, Status.FAILED, message, charged=_charges(implementation, vector, [difference])
+            )
         if result.status is not Status.PASSED:
             failing.append((cut.label, result))
     if not failing:
@@ -142,7 +192,16 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     message = f"{label}: {first.message}"
     if len(cuts) > 1:
         message += f"; {len(failing)} of {len(cuts)} cuts fail"
-    return Result(vector.id, Status.FAILED, message, first.details, _by_cut(failing))
+    charges = _cut_dependent(
+        len(failing) < len(cuts), tuple(dict.fromkeys(c for _, r in failing for c in r.charged))
+    )
+    return Result(vector.id, Status.FAILED, message, first.details, _by_cut(failing), charged=charges)
+
+
+def _cut_dependent(some_cuts_pass: bool, charges: tuple[str, ...]) -> tuple[str, ...]:
+    """An sse vector whose outcomes depend on where its bytes were cut charges SSE-CHUNK-1 alone
+    (spec/attribution.md section 1): the events it dispatches may not depend on the chunks."""
+    return ("SSE-CHUNK-1",) if some_cuts_pass else charges
 
 
 def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:
@@ -157,42 +216,101 @@ def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:
 
 def _check(implementation: Implementation, vector: Vector, produced: list[Produced]) -> Result:
     observes = observes_of(implementation.info)
-    if implementation.options.get("call_arguments") == "json_text":  # read before it is validated
+    options = implementation.options
+    if options.get("call_arguments") == "json_text":  # read before it is validated
         produced = to_parsed_arguments(produced)
     for index, entry in enumerate(produced):
         problem = first_error(OUTCOME, entry.outcome) if observes is None else observes.problem(entry.outcome)
         if problem is not None:
             shown = json.dumps(entry.outcome, ensure_ascii=False, default=repr)
+            path = problem.rpartition("(at ")[2].rstrip(")") if problem.endswith(")") else "/"
+            produced_here = {**entry.outcome, "at": entry.at} if isinstance(entry.outcome, dict) else None
+            difference = Difference(None, produced_here, _event_at(vector, entry.at), path, "invalid")
             return Result(
                 vector.id,
                 Status.FAILED,
                 f"outcome {index} (from event {entry.at}) is not a valid outcome: {problem}",
                 shown,
+                charged=_charges(implementation, vector, [difference]),
             )
     if vector.profile != "execution":
         produced = [entry for entry in produced if entry.outcome["kind"] not in EXECUTION_KINDS]
-    # A stream vector has no events to move outcomes along; none needs it (spec/sse.md section 7).
-    if implementation.options.get("tool_call_point") == "arguments_done" and vector.stream is None:
-        produced = to_canonical_point(produced, vector.events)
+    # A stream vector has no events to move outcomes along; none needs it (spec/vectors.md 3.1).
+    point = options.get("tool_call_point", "output_item_done")
+    if point != "output_item_done" and vector.stream is None:
+        correlation = options.get("item_correlation", "item_id")
+        produced = to_canonical_point(produced, vector.events, point, correlation, vector.expected)
     # What the API does not show is never compared (spec/observation.md): the outcomes are moved
     # first, by the item they name; ids are paired after, among the outcomes shown.
     expected = vector.expected
+    fault = first_fault(expected, FAULT_CODES) if _stops_at_faults(options, vector) else None
+    end_status: str | None = None
+    if fault is not None:  # spec/vectors.md section 3.2, found before anything is projected away
+        expected, end_status = stopped_expectation(expected, fault)
+        if observes is not None and observes.projected({"kind": "end"}) is None:
+            end_status = None
     if observes is not None:
         expected, produced = to_shown(observes, expected, produced)
-    if implementation.options.get("response_id") == "rewritten":
+    if options.get("response_id") == "rewritten":
         produced = to_expected_response_ids(expected, produced, vector.compare)
-    mismatch = compare(expected, produced, vector.compare)
+    if fault is None:
+        mismatch = compare(expected, produced, vector.compare)
+    else:
+        mismatch = compare_stopped(expected, end_status, produced, vector.compare)
     if mismatch is None:
         return Result(vector.id, Status.PASSED)
     message = f"outcome {mismatch.index}: {mismatch.reason}"
     kinds = vector.compare
-    compared = [entry for entry in produced if kinds is None or entry.outcome["kind"] in kinds]
+    actual = compared(produced, kinds)
+    pairs = _pairs(expected, actual)
     comparison = {
         "reason": message,
         "compare": None if kinds is None else sorted(kinds),
-        "rows": aligned(expected, compared, None if vector.stream else vector.events),
+        "rows": aligned(expected, actual, None if vector.stream else vector.events, pairs),
     }
-    return Result(vector.id, Status.FAILED, message, comparisons=(comparison,))
+    differences = [
+        _difference(vector, expected, actual, i, j) for i, j in pairs if _differs(expected, actual, i, j)
+    ]
+    charges = _charges(implementation, vector, differences)
+    return Result(vector.id, Status.FAILED, message, comparisons=(comparison,), charged=charges)
+
+
+def _event_at(vector: Vector, at: At) -> Any:
+    """The event of an `at`: None at close and in an sse vector, whose events are not decoded."""
+    return None if at == "close" or vector.stream is not None else vector.events[at]
+
+
+def _differs(
+    expected: Sequence[dict[str, Any]], actual: Sequence[Produced], i: int | None, j: int | None
+) -> bool:
+    return i is None or j is None or not _meets(expected[i], actual[j])
+
+
+def _difference(
+    vector: Vector,
+    expected: Sequence[dict[str, Any]],
+    actual: Sequence[Produced],
+    i: int | None,
+    j: int | None,
+) -> Difference:
+    """A row of the aligned comparison that is not equal, as attribution reads it."""
+    want = expected[i] if i is not None else None
+    got = {**actual[j].outcome, "at": actual[j].at} if j is not None else None
+    field = None
+    if want is not None and got is not None and want["kind"] == got.get("kind"):
+        if want["at"] != got["at"]:
+            field = "at"
+        else:
+            field = next(
+                (n for n, v in want.items() if n != "at" and (n not in got or not json_equal(v, got[n]))),
+                None,
+            )
+    return Difference(want, got, _event_at(vector, (want or got or {"at": "close"})["at"]), field)
+
+
+def _stops_at_faults(options: Mapping[str, Any], vector: Vector) -> bool:
+    """Option `producer_fault: ends_stream` on a vector whose stream has faults (spec/vectors.md 3.2)."""
+    return options.get("producer_fault") == "ends_stream" and vector.conformance_class == "robustness"
 
 
 # -- the aligned comparison, as a report keeps it (spec/report.schema.json `$defs/comparison`) ------
@@ -263,13 +381,16 @@ def _cell(index: int, at: At, fields: dict[str, Any], events: Sequence[Any] | No
 
 
 def aligned(
-    expected: Sequence[dict[str, Any]], actual: Sequence[Produced], events: Sequence[Any] | None
+    expected: Sequence[dict[str, Any]],
+    actual: Sequence[Produced],
+    events: Sequence[Any] | None,
+    pairs: Sequence[Pair] | None = None,
 ) -> list[Row]:
     """The rows of an aligned comparison: `equal`, `differs` (paired, unequal), `missing` (expected
     only), `unexpected` (actual only), each with its cells; equal rows further than CONTEXT from a
     difference, and rows past MAX_ROWS, are counted in `omitted` rows. `events` names the event of
     each `at` (None for an sse vector, whose events the harness does not decode)."""
-    pairs = _pairs(expected, actual)
+    pairs = _pairs(expected, actual) if pairs is None else pairs
     differs = {
         index
         for index, (i, j) in enumerate(pairs)

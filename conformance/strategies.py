@@ -2567,7 +2567,7 @@ def _produced(stream: GeneratedStream, point: ToolCallPoint) -> list[Produced]:
     if wire is None:
         produced = _run(plan, stream.cuts, plan.steps, point)
         # The harness compares an arguments_done implementation at the canonical point (spec/vectors.md).
-        return to_canonical_point(produced, stream.events) if point == "arguments_done" else produced
+        return to_canonical_point(produced, stream.events, point) if point == "arguments_done" else produced
     routed = _run(plan, stream.cuts, plan.steps[: wire.routed], point)
     by_event: dict[Any, list[Outcome]] = {}
     for entry in routed:

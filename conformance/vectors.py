@@ -114,6 +114,15 @@ class Vector:
         return dict(self.data.get("options", {}))
 
     @property
+    def producer_faults(self) -> list[str]:
+        return list(self.data.get("producer_faults", []))
+
+    @property
+    def conformance_class(self) -> str:
+        """`robustness` for a stream that breaks producer rules, `routing` otherwise (spec/vectors.md 4)."""
+        return "robustness" if self.producer_faults else "routing"
+
+    @property
     def tools(self) -> list[dict[str, Any]]:
         return list(self.data["tools"])
 

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .connection import Connection, SessionOrStream
 from .consumers import consumers_for
+from .faults import FaultStopRouter
+from .handover import ResponseDoneRouter, ToolCallPoint
 from .router import (
     CALL_TYPES,
     CATALOGUE_CALL_TYPES,
@@ -35,10 +37,11 @@ from .router import (
     ErrorEvent,
     ItemCorrelation,
     Router,
-    ToolCallPoint,
 )
 from .session import ExecutionSession
-from .sse import ByteRouter
+from .sse import ByteRouter, EventRouter
+
+ProducerFault = Literal["reported", "ends_stream"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class ReferenceAdapter:
     call_arguments: CallArguments = "parsed"
     error_event: ErrorEvent = "routed"
     item_correlation: ItemCorrelation = "item_id"
+    producer_fault: ProducerFault = "reported"
 
     @property
     def options(self) -> dict[str, Any]:
@@ -57,19 +61,25 @@ class ReferenceAdapter:
             "call_arguments": self.call_arguments,
             "error_event": self.error_event,
             "item_correlation": self.item_correlation,
+            "producer_fault": self.producer_fault,
         }
 
     def __call__(self, tools: Sequence[Mapping[str, Any]]) -> SessionOrStream:
         consumers = consumers_for(tools)
+        held = self.tool_call_point == "response_done"  # the calls wait for the response's end
 
-        def new_router() -> Router:
-            return Router(
+        def new_router() -> EventRouter:
+            router = Router(
                 consumers,
-                tool_call_point=self.tool_call_point,
+                tool_call_point="output_item_done"
+                if self.tool_call_point == "response_done"
+                else self.tool_call_point,
                 call_arguments=self.call_arguments,
                 error_event=self.error_event,
                 item_correlation=self.item_correlation,
             )
+            stopping = FaultStopRouter(router) if self.producer_fault == "ends_stream" else router
+            return ResponseDoneRouter(stopping) if held else stopping
 
         return SessionOrStream(
             lambda: Connection(new_router), lambda: ExecutionSession(lambda: ByteRouter(new_router()), tools)
@@ -83,3 +93,5 @@ json_text_router = ReferenceAdapter(
 )
 error_ends_stream_router = ReferenceAdapter(error_event="ends_stream")
 output_index_router = ReferenceAdapter(item_correlation="output_index")
+response_done_router = ReferenceAdapter(tool_call_point="response_done")
+fault_ends_stream_router = ReferenceAdapter(profiles=("core", "custom-tools"), producer_fault="ends_stream")

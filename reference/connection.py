@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from .router import Router
+from .sse import EventRouter
 from .types import Outcome, error_outcome
 
 SteerState = Literal["requested", "accepted", "pending", "committed", "failed", "unknown"]
@@ -71,7 +72,7 @@ Lane = str | None
 @dataclass
 class Turn:
     lane: Lane
-    router: Router
+    router: EventRouter
     response_id: str | None = None
 
     def tagged(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
@@ -124,7 +125,7 @@ def _reported(event: dict[str, Any], lane: Lane) -> list[Outcome]:
 class Connection:
     """Routes one WebSocket connection, and those that replace it. See the module docstring."""
 
-    def __init__(self, new_router: Callable[[], Router]) -> None:
+    def __init__(self, new_router: Callable[[], EventRouter]) -> None:
         self._new_router = new_router
         self._steers: list[Steer] = []  # every steer sent, in order; they outlive a connection
         self._closed = False
