@@ -221,13 +221,14 @@ def rule_for(difference: Difference, context: Context) -> Rule | None:
 
 def charged(differences: Iterable[Difference], cited: Sequence[str], context: Context) -> tuple[str, ...]:
     """The requirements the differences charge, in the order of the first difference that
-    charges each: of its row's requirements, the first the vector cites, else the first."""
+    charges each: of its row's requirements, the first the vector cites, else the first; a
+    difference no row matches charges every requirement the vector cites."""
     found: list[str] = []
     for difference in differences:
         rule = rule_for(difference, context)
-        if rule is None:
-            continue
-        requirement = next((r for r in rule.charges if r in cited), rule.charges[0])
-        if requirement not in found:
-            found.append(requirement)
+        if rule is None:  # the last resort: what the vector cites
+            charges = list(cited)
+        else:
+            charges = [next((r for r in rule.charges if r in cited), rule.charges[0])]
+        found += (requirement for requirement in charges if requirement not in found)
     return tuple(found)

@@ -19,9 +19,10 @@ from typing import Any, NoReturn
 # A module only one command uses is imported when that command runs, so that the others
 # start without it: Hypothesis, for one, is loaded by `fuzz` only.
 from . import render
-from .implementation import described
+from .gate import Gate
+from .implementation import described, unknown_profiles
 from .report import Record, Report, ReportError, report_of, unwritable, write_text
-from .results import Status, executed, run_failed
+from .results import Status
 from .schemas import BUNDLED_VECTORS, SPEC_DIR, VECTOR, protocol_version, schema
 from .suite import (
     DEFAULT_ADAPTER,
@@ -76,6 +77,17 @@ def _optional_path(text: str) -> Path | None:
     return Path(text) if text else None
 
 
+def _count(text: str) -> int:
+    """A number of vectors: a non-negative integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is less than 0")
+    return value
+
+
 @dataclass(frozen=True)
 class Option:
     """An option of both front ends: `streamroute run --NAME` (and `fuzz`, `smoke`, `lint` where they
@@ -127,6 +139,13 @@ _SHARED = (
         flag=True,
     ),
     Option(
+        "allow-partial",
+        "pass a partial claim of this profile: not every MUST requirement observed (repeatable)",
+        "PROFILE",
+        repeatable=True,
+    ),
+    Option("max-skipped", "fail the run when more than N vectors are skipped", "N", _count),
+    Option(
         "examples", "how many generated streams to run, judged by their ground truth", "N", int, pytest="fuzz"
     ),
     Option("seed", "the generated streams' random seed, to repeat a run", "S", int, pytest="fuzz-seed"),
@@ -144,6 +163,10 @@ SHARED_OPTIONS = {option.name: option for option in _SHARED}
 def prepare_suite(given: Callable[[str], Any]) -> Suite:
     """The suite the shared options ask for; `given(name)`: the value of option `name`, None if none."""
     timeout = given("timeout")
+    problem = unknown_profiles(given("allow-partial") or ())
+    if problem is not None:
+        raise UsageError(f"--allow-partial: {problem}")
+    gate = Gate(bool(given("allow-empty")), tuple(given("allow-partial") or ()), given("max-skipped"))
     return Suite.prepare(
         given("adapter"),
         given("vectors"),
@@ -151,6 +174,7 @@ def prepare_suite(given: Callable[[str], Any]) -> Suite:
         given("expected-failures"),
         adapter_command=given("adapter-command"),
         timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+        gate=gate,
     )
 
 
@@ -202,15 +226,18 @@ def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
         report.write(args.report)
     if args.junitxml:
         write_text(args.junitxml, render.junit_xml(report), "JUnit XML")
+    for line in render.claim_lines(report):
+        print(line)
     if run.totals.not_run:
         vectors = "vector" if args.maxfail == 1 else "vectors"
         print(f"streamroute: stopped after {args.maxfail} failed or errored {vectors} (--maxfail)")
     print("streamroute: " + run.totals.describe())
-    if not args.allow_empty and not executed(run.totals.counts):
-        why = "each is not applicable or skipped" if suite.vectors else "none is selected"
-        print(f"streamroute: no vector ran: {why}; --allow-empty accepts that", file=sys.stderr)
-    failed = run_failed(run.totals.counts, run.totals.bad_files, allow_empty=args.allow_empty)
-    return 1 if failed else 0
+    for problem in report.problems:
+        if problem.startswith("no vector ran"):
+            why = "each is not applicable or skipped" if suite.vectors else "none is selected"
+            problem = f"no vector ran: {why}; --allow-empty accepts that"
+        print(f"streamroute: {problem}", file=sys.stderr)
+    return 1 if report.problems else 0
 
 
 def _smoke(args: argparse.Namespace) -> int:
@@ -229,7 +256,7 @@ def _summary(args: argparse.Namespace) -> int:
     report = Report.load(args.report)
     formats = {"text": render.summary_text, "markdown": render.summary_markdown, "junit": render.junit_xml}
     sys.stdout.write(formats[args.format](report))
-    return 1 if report.totals.failed else 0
+    return 1 if report.failed else 0
 
 
 def _output(text: str, path: Path | None) -> None:
@@ -264,11 +291,13 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    from streamroute.matrix.run import run_matrix, unexplained
+    from streamroute.matrix.run import misclassed_failures, run_matrix, unexplained
 
     matrix, reports = run_matrix(args.config, args.output, args.reports, args.workdir, args.only)
     for line in unexplained(matrix, reports):
         print(f"unexplained failure: {line}")
+    for line in misclassed_failures(matrix, reports):
+        print(f"routing failure not explained by a defect: {line}")
     for entry, report in reports:
         print(f"{entry.id}: {report.totals.describe()}")
     print(f"streamroute matrix: wrote {args.output}")
@@ -427,6 +456,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="stop after N failed or errored vectors; the others count as not run",
     )
     _add(run, "allow-empty")
+    _add(run, "allow-partial")
+    _add(run, "max-skipped")
     run.set_defaults(handler=_run)
 
     smoke = commands.add_parser(

@@ -37,8 +37,8 @@ from .cli import SHARED_OPTIONS, Option, prepare_suite
 from .fuzz import fuzz
 from .implementation import before_abandoning, described
 from .limits import printable
-from .render import junit_names, vector_text
-from .report import Record, ReportError, SuiteRun, Totals, report_of, unwritable
+from .render import claim_lines, junit_names, vector_text
+from .report import Record, Report, ReportError, SuiteRun, Totals, report_of, unwritable
 from .report import vector_record as make_record
 from .results import Result, Status
 from .suite import DEFAULT_ADAPTER, Suite, UsageError, timed
@@ -202,8 +202,9 @@ class _Session:
         self.config = config
         self.suite = suite
         self.executed = 0
-        self.empty = False  # no vector ran, and that fails the session
         self.records: list[Record] = []
+        self.claims: list[str] = []  # each class's claims, as `streamroute run` prints them
+        self.problems: list[str] = []  # what fails the session beyond a failed vector (conformance/gate.py)
         self.started, self.clock = datetime.now(timezone.utc), time.perf_counter()
         self.selected = self.deselected = 0  # vector items
         self.report_problem: str | None = None
@@ -272,43 +273,54 @@ class _Session:
         elif report.nodeid == FUZZ_ITEM and report.when == "call" and not report.skipped:
             self.executed += 1
 
-    def _write_report(self, path: Path) -> None:
+    def _report(self) -> Report:
         counts = Counter(Status(record["status"]) for record in self.records)
         deselected = self.suite.deselected + self.deselected
         not_run = max(self.selected - len(self.records), 0)  # an xdist controller collects nothing
         totals = Totals(counts, len(self.suite.file_errors), deselected, not_run)
         run = SuiteRun(self.records, totals, self.started, time.perf_counter() - self.clock)
-        report_of(self.suite, run).write(path)
+        return report_of(self.suite, run)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.config.option.collectonly or hasattr(self.config, "workerinput"):
             return  # an xdist worker: its controller sees every report and decides
+        report = self._report()
         path = self.config.option.streamroute_report
         if path is not None:
             try:
-                self._write_report(Path(path))
+                report.write(Path(path))
             except ReportError as exc:
                 self.report_problem = str(exc)
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if self.executed:
-            return
-        if self.config.option.streamroute_allow_empty:
-            if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
-                session.exitstatus = pytest.ExitCode.OK
-        elif session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
-            self.empty = True
+        self.claims = claim_lines(report)
+        # What fails the run beyond a failed vector, which pytest has counted (conformance/gate.py);
+        # the fuzz item is a test that ran, so a session of it alone is not empty.
+        problems = [p for p in report.problems if not p.endswith("failed or errored")]
+        if self.executed and not report.vectors:
+            problems = [p for p in problems if not p.startswith("no vector ran")]
+        if (
+            self.config.option.streamroute_allow_empty
+            and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED
+        ):
+            session.exitstatus = pytest.ExitCode.OK
+        if problems and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        self.problems = problems
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for line in self.claims:
+            terminalreporter.write_line(f"streamroute: {line}")
         if self.report_problem is not None:
             terminalreporter.write_line(f"streamroute: {self.report_problem}", red=True)
-        if self.empty:
-            why = "none is selected"
-            if self.suite.vectors:
-                why = "each is not applicable, skipped or deselected"
-            terminalreporter.write_line(
-                f"streamroute: no vector ran: {why}; --streamroute-allow-empty accepts that", red=True
-            )
+        for problem in self.problems:
+            if problem.startswith("no vector ran"):
+                why = (
+                    "each is not applicable, skipped or deselected"
+                    if self.suite.vectors
+                    else "none is selected"
+                )
+                problem = f"no vector ran: {why}; --allow-empty accepts that"
+            terminalreporter.write_line(f"streamroute: {problem.replace(' --', ' --streamroute-')}", red=True)
 
 
 _SESSION = pytest.StashKey[_Session]()
@@ -317,7 +329,8 @@ _SESSION = pytest.StashKey[_Session]()
 def _active(config: pytest.Config) -> bool:
     """Asked for: `--streamroute`, or any shared option given."""
     option = config.option
-    given = (getattr(option, _dest(shared)) not in (None, False, []) for shared in SHARED_OPTIONS.values())
+    values = (getattr(option, _dest(shared)) for shared in SHARED_OPTIONS.values())
+    given = (value is not None and value is not False and value != [] for value in values)  # 0 is given
     return bool(option.streamroute) or any(given)
 
 

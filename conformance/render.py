@@ -37,6 +37,33 @@ def _claims(report: Report) -> tuple[str, str]:
     )
 
 
+def claim_lines(report: Report) -> list[str]:
+    """Each class's claims in one line, the routing class first: `routing: core conforms (...)`."""
+    by_class: dict[str, list[str]] = {}
+    for claim in report.claims:
+        by_class.setdefault(claim["class"], []).append(f"{claim['profile']} {_claim_words(claim)}")
+    return [f"{name}: {'; '.join(claims)}" for name, claims in by_class.items()]
+
+
+def _claim_words(claim: dict[str, Any]) -> str:
+    """A claim's verdict in words (conformance/claims.py `Claim.describe`, from its report record)."""
+    failed = claim["failed"]
+    if claim["verdict"] == "partial":
+        return f"partial ({claim['must_passed']} of {claim['must']} MUST requirements observed and passed)"
+    if claim["verdict"].startswith("fails"):
+        named = f": {', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''}" if failed else ""
+        return f"{claim['verdict']} ({len(failed)} requirement{'s' * (len(failed) != 1)} failed{named})"
+    return f"conforms ({claim['must']} MUST requirements observed and passed)"
+
+
+def _vector_set(report: Report) -> str:
+    vectors = report.header.get("vectors")
+    if vectors is None:
+        return "not recorded"
+    roots = "the bundled vectors" if vectors["bundled"] else ", ".join(vectors["roots"])
+    return f"{vectors['count']} from {roots} ({vectors['digest'][:19]})"
+
+
 def _listed(report: Report) -> list[dict[str, Any]]:
     rank = {status.value: index for index, status in enumerate(_LISTED)}
     shown = [line for line in report.vectors if line["status"] in rank]
@@ -48,17 +75,29 @@ def summary_text(report: Report) -> str:
     profiles, options = _claims(report)
     lines = [
         f"implementation: {_implementation(report)}",
-        f"claims: profiles {profiles}; options {options}",
+        f"claims: profiles {profiles}; options {options}; {_shown_kinds(report)}",
+        f"vectors: {_vector_set(report)}",
         f"suite: streamroute {header['suite']['version']}, adapter protocol {header['protocol']}; "
         f"run started {header['started']}, {report.footer['seconds']:g} s",
+        "",
+        *claim_lines(report),
         "",
     ]
     for line in _listed(report):
         lines += [f"{line['status'].upper()} {line['id']}", f"  {_first_line(line['message'])}"]
     lines += [f"BAD VECTOR FILE {error['path']}: {error['message']}" for error in report.file_errors]
     lines.append(f"streamroute: {totals.describe()}")
-    lines.append(f"result: {'FAILED' if totals.failed else 'PASSED'}")
+    lines += [f"streamroute: {problem}" for problem in report.problems]
+    lines.append(f"result: {'FAILED' if report.failed else 'PASSED'}")
     return printable("\n".join(lines) + "\n")
+
+
+def _shown_kinds(report: Report) -> str:
+    """What the implementation's API shows (spec/observation.md), in a few words."""
+    observes = report.header["implementation"].get("observes")
+    if observes is None:
+        return "shows every outcome"
+    return "shows " + (", ".join(sorted(observes)) or "nothing")
 
 
 def _cell(text: str) -> str:
@@ -71,16 +110,23 @@ def summary_markdown(report: Report) -> str:
     header, totals = report.header, report.totals
     profiles, options = _claims(report)
     lines = [
-        f"## streamroute: {_implementation(report)} {'fails' if totals.failed else 'passes'}",
+        f"## streamroute: {_cell(_implementation(report))} {'fails' if report.failed else 'passes'}",
         "",
         "| | |",
         "|---|---|",
         f"| implementation | {_cell(_implementation(report))} |",
         f"| profiles | {profiles} |",
         f"| options | {options} |",
+        f"| observes | {_cell(_shown_kinds(report))} |",
+        f"| vectors | {_cell(_vector_set(report))} |",
+        *(
+            f"| {_cell(line.partition(': ')[0])} | {_cell(line.partition(': ')[2])} |"
+            for line in claim_lines(report)
+        ),
         f"| suite | streamroute {header['suite']['version']}, adapter protocol {header['protocol']} |",
         f"| run | started {header['started']}, {report.footer['seconds']:g} s |",
-        f"| result | **{'failed' if totals.failed else 'passed'}**: {totals.describe()} |",
+        f"| result | **{'failed' if report.failed else 'passed'}**: {_cell(totals.describe())} |",
+        *(f"| why | {_cell(problem)} |" for problem in report.problems),
     ]
     listed = _listed(report)
     if listed or report.file_errors:
@@ -94,21 +140,27 @@ def summary_markdown(report: Report) -> str:
 
 
 def badge(report: Report) -> dict[str, Any]:
-    """A shields.io endpoint badge: the share of applicable vectors passed, per profile."""
-    by_profile: dict[str, list[bool]] = {}
+    """A shields.io endpoint badge: per class, the share of applicable vectors passed, `partial`
+    when a claim of it has MUST requirements not observed; the label says when the vectors were
+    not the bundled ones."""
+    shares: dict[str, list[bool]] = {}
     for line in report.vectors:
         if line["status"] != Status.NOT_APPLICABLE.value:
-            by_profile.setdefault(line["profile"], []).append(line["status"] == Status.PASSED.value)
-    shares = {profile: 100 * sum(passed) // len(passed) for profile, passed in sorted(by_profile.items())}
-    totals = report.totals
-    if totals.failed:
+            shares.setdefault(line.get("class", "routing"), []).append(line["status"] == Status.PASSED.value)
+    partial = {claim["class"] for claim in report.claims if claim["verdict"] == "partial"}
+    shown = [
+        f"{name} {100 * sum(passed) // len(passed)}%" + (" partial" if name in partial else "")
+        for name, passed in sorted(shares.items(), key=lambda item: item[0] != "routing")
+    ]
+    if report.failed:
         color = "red"
-    elif all(share == 100 for share in shares.values()):
+    elif report.claims and all(claim["verdict"] == "conforms" for claim in report.claims):
         color = "brightgreen"
     else:
-        color = "yellow"  # passes, with expected failures or skips
-    message = ", ".join(f"{profile} {share}%" for profile, share in shares.items())
-    return {"schemaVersion": 1, "label": "streamroute", "message": message or "no vectors", "color": color}
+        color = "yellow"  # passes, with partial claims, expected failures or skips
+    vectors = report.header.get("vectors")
+    label = "streamroute" if vectors is None or vectors["bundled"] else "streamroute (other vectors)"
+    return {"schemaVersion": 1, "label": label, "message": ", ".join(shown) or "no vectors", "color": color}
 
 
 def baseline(report: Report, source: str) -> str:
@@ -316,6 +368,9 @@ def junit_xml(report: Report) -> str:
         ("implementation", _implementation(report)),
         ("profiles", profiles),
         ("options", options),
+        ("observes", _shown_kinds(report)),
+        ("vectors", _vector_set(report)),
+        *((line.partition(": ")[0], line.partition(": ")[2]) for line in claim_lines(report)),
         ("suite", f"streamroute {report.header['suite']['version']}"),
         ("protocol", str(report.header["protocol"])),
     ]:

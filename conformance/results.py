@@ -66,15 +66,6 @@ def executed(counts: Mapping[Status, int]) -> int:
     return sum(counts.get(status, 0) for status in Status if status.executed)
 
 
-def run_failed(counts: Mapping[Status, int], bad_files: int, *, allow_empty: bool = False) -> bool:
-    """What fails a run: a failed or errored vector (a stale expected failure is failed), a bad vector
-    file, or no vector executed at all (none selected, or each not applicable or skipped) unless the
-    user allows that."""
-    if bad_files or any(counts.get(status, 0) for status in Status if status.is_failure):
-        return True
-    return not allow_empty and not executed(counts)
-
-
 @dataclass(frozen=True)
 class Result:
     vector_id: str

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shlex
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from . import worker
 from .expected_failures import ExpectedFailures
+from .gate import Gate
 from .implementation import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT  # the front ends' default, from here
 from .implementation import (
     MAX_TIMEOUT,
@@ -78,6 +82,17 @@ def vector_roots(vector_dirs: Sequence[Path]) -> list[Path]:
     return list(vector_dirs) or [BUNDLED_VECTORS]
 
 
+def vector_set(roots: Sequence[Path], vectors: Sequence[Vector]) -> dict[str, Any]:
+    """What a run's vectors were, as its report header says (spec/report.schema.json
+    `$defs/vector_set`): their roots, whether they are the bundled ones, how many, and a digest of
+    their ids and contents that tells two sets apart."""
+    entries = sorted(f"{v.id}\0{json.dumps(v.data, sort_keys=True)}" for v in vectors)
+    digest = hashlib.sha256("\n".join(entries).encode("utf-8", "surrogatepass")).hexdigest()
+    bundled = [root.resolve() for root in roots] == [BUNDLED_VECTORS.resolve()]
+    shown = ["bundled"] if bundled else [str(root) for root in roots]
+    return {"roots": shown, "bundled": bundled, "count": len(vectors), "digest": f"sha256:{digest}"}
+
+
 @dataclass
 class Suite:
     implementation: Implementation
@@ -87,6 +102,8 @@ class Suite:
     deselected: int
     warnings: list[str]
     reference_by_default: bool = False  # no implementation was named: the run tests the reference
+    gate: Gate = field(default_factory=Gate)
+    vector_set: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def prepare(
@@ -98,6 +115,7 @@ class Suite:
         *,
         adapter_command: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        gate: Gate | None = None,
     ) -> Suite:
         problem = unknown_profiles(profiles)
         if problem is not None:
@@ -116,7 +134,17 @@ class Suite:
         # Last: nothing above can fail and leave the implementation's process running.
         implementation = load_implementation(adapter, adapter_command, timeout)
         deselected = len(vectors) - len(selected)
-        return cls(implementation, selected, file_errors, listed, deselected, warnings, by_default)
+        return cls(
+            implementation,
+            selected,
+            file_errors,
+            listed,
+            deselected,
+            warnings,
+            by_default,
+            gate or Gate(),
+            vector_set(roots, vectors),
+        )
 
     def run(self, vector: Vector) -> Result:
         result = run_vector(self.implementation, vector)

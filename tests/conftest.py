@@ -89,6 +89,15 @@ HELLO: dict[str, Any] = {
 }
 
 
+def options_met(vector: Vector, options: dict[str, Any]) -> bool:
+    """The vector's `options` hold for these option values: each the value it states, or one of
+    the values it lists."""
+    return all(
+        options.get(name) in (stated if isinstance(stated, list) else [stated])
+        for name, stated in vector.options.items()
+    )
+
+
 def hello(**changes: Any) -> dict[str, Any]:
     """HELLO with top-level keys replaced."""
     return {**copy.deepcopy(HELLO), **changes}

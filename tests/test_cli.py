@@ -188,6 +188,7 @@ def test_quiet_is_one_line_per_failure(tmp_path: Path, capsys: pytest.CaptureFix
     assert capsys.readouterr().out.splitlines()[2:] == [
         'FAILED core/also-wrong: outcome 1: field \'delta\': expected "Hi", got "Hello"',
         'FAILED core/wrong: outcome 1: field \'delta\': expected "Help", got "Hello"',
+        "robustness: core fails (1 requirement failed: CORE-TEXT-1)",
         "streamroute: 2 passed, 2 failed, 0 errored",
     ]
 
@@ -206,8 +207,8 @@ def test_exitfirst_and_maxfail_stop_the_run(
     vectors = "vector" if failed == 1 else "vectors"
     assert lines[-2] == f"streamroute: stopped after {failed} failed or errored {vectors} (--maxfail)"
     assert lines[-1] == f"streamroute: {passed} passed, {failed} failed, 0 errored, {not_run} not run"
-    totals = Report.load(report).totals
-    assert (totals.not_run, totals.failed) == (not_run, True)
+    written = Report.load(report)
+    assert (written.totals.not_run, written.failed) == (not_run, True)
 
 
 def test_junit_xml_is_rendered_from_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -157,6 +157,8 @@ GIVEN = {
     "expected-failures": ["listed.txt"],
     "report": ["report.jsonl"],
     "allow-empty": [],
+    "allow-partial": ["core"],
+    "max-skipped": ["0"],
     "examples": ["3"],
     "seed": ["1"],
     "save-to": ["saved"],
@@ -278,3 +280,36 @@ def test_junit_xml_from_pytest_has_classnames_and_errors(pytester: pytest.Pytest
         "failure",
         'outcome 1: field \'delta\': expected "Help", got "Hello"',
     )
+
+
+def test_a_partial_claim_fails_the_session_unless_its_profile_is_allowed(pytester: pytest.Pytester) -> None:
+    """spec/README.md, Conformance classes: a claim the API cannot show is no pass, in pytest too."""
+    pytester.makepyfile(
+        shows_little="""
+class Adapter:
+    observes = {"end": []}
+
+    def __init__(self, tools):
+        pass
+
+    def feed(self, event):
+        return []
+
+    def close(self):
+        return [{"kind": "end"}]
+"""
+    )
+    options = [
+        "--streamroute-adapter",
+        "shows_little:Adapter",
+        "--streamroute-profile",
+        "core",
+        "-p",
+        "no:cacheprovider",
+    ]
+    result = pytester.runpytest(*options)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["streamroute: core (routing) is partial: *; --streamroute-allow-partial core accepts that"]
+    )
+    assert pytester.runpytest(*options, "--streamroute-allow-partial", "core").ret == pytest.ExitCode.OK

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from conftest import options_met
 from streamroute.conformance.lint import lint
 from streamroute.conformance.results import Status
 from streamroute.conformance.schemas import BUNDLED_VECTORS, PROTOCOL_RUN_REPLY, SPEC_DIR, first_error
@@ -18,7 +19,6 @@ from streamroute.conformance.suite import Suite
 from streamroute.conformance.vectors import Vector
 from streamroute.reference import EVENT_TYPES, Router, fields, serve
 from streamroute.reference.fields import Violation, loads_strict
-
 
 REFERENCE_ADAPTERS = [
     f"streamroute.reference.adapter:{name}"
@@ -37,8 +37,7 @@ REFERENCE_ADAPTERS = [
 def _applies(vector: Vector, profiles: frozenset[str], options: dict[str, Any]) -> bool:
     """A vector's profile and options, as the implementation declares them (every call type: the
     reference routes them all)."""
-    needed = {name: value if isinstance(value, list) else [value] for name, value in vector.options.items()}
-    return vector.profile in profiles and all(options[name] in values for name, values in needed.items())
+    return vector.profile in profiles and options_met(vector, options)
 
 
 @pytest.mark.parametrize("adapter", REFERENCE_ADAPTERS)

@@ -127,8 +127,8 @@ def test_the_badge_is_a_shields_endpoint(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["badge", str(report), "-o", str(badge)]) == 0
     assert json.loads(badge.read_text(encoding="utf-8")) == {
         "schemaVersion": 1,
-        "label": "streamroute",
-        "message": "core 25%",
+        "label": "streamroute (other vectors)",
+        "message": "robustness 25%",
         "color": "red",
     }
     passing = tmp_path / "passing"
@@ -137,7 +137,7 @@ def test_the_badge_is_a_shields_endpoint(tmp_path: Path, capsys: pytest.CaptureF
     capsys.readouterr()
     assert main(["badge", str(passing / "report.jsonl")]) == 0
     shown = json.loads(capsys.readouterr().out)
-    assert (shown["message"], shown["color"]) == ("core 100%", "brightgreen")
+    assert (shown["message"], shown["color"]) == ("robustness 100%", "brightgreen")
 
 
 @pytest.mark.parametrize(
