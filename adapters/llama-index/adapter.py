@@ -83,7 +83,7 @@ def run(vector: dict[str, Any], tally: Tally) -> None:
             if response.delta:
                 tally.add([{"kind": "text.delta", "delta": response.delta}])
             last = response
-    except openai.APIError as exc:  # openai-python's Stream at an event with an `error` member
+    except openai.APIError as exc:  # openai-python's Stream, at an event with an `error` member only
         tally.add([{"kind": "error", "code": exc.code, "message": exc.message}])
     tally.closing()
     tally.add(calls(llm, last))
@@ -100,7 +100,8 @@ def main() -> None:
         "language": "python",
         "homepage": "https://github.com/run-llama/llama_index",
         "profiles": ["core"],
-        "options": {"error_event": "ends_stream"},
+        # No option: the flat `error` event is read on past, not ending the stream (README.md).
+        "options": {},
         "observes": OBSERVES,
     }
     serve_streams(implementation, run, NO_CUSTOM_TOOLS)
