@@ -79,7 +79,7 @@ def requirement_verdicts(
     """Each requirement the vector lines cite or charge, with its verdict, in id order. `shows`
     answers whether the implementation's API shows a requirement (spec/observation.md)."""
     applicable = [line for line in lines if Status(line["status"]) is not Status.NOT_APPLICABLE]
-    charged = {r for line in applicable for r in line.get("charged", ())}
+    charged = {r for line in applicable for r in _charges(line)}
     cited: dict[str, list[Status]] = {}
     for line in applicable:
         for requirement in line.get("spec", ()):
@@ -96,6 +96,15 @@ def requirement_verdicts(
             verdict = "passed"
         verdicts.append(RequirementVerdict(requirement, levels.get(requirement, "MUST"), verdict))
     return tuple(verdicts)
+
+
+def _charges(line: Mapping[str, Any]) -> Sequence[str]:
+    """What a failing vector line charges; a report that states no charges (written before
+    attribution) charges what the vector cites, as attribution's last resort does."""
+    status = Status(line["status"])
+    if not (status.is_failure or status is Status.EXPECTED_FAILURE):
+        return ()
+    return list(line.get("charged") or line.get("spec", ()))
 
 
 def requirement_key(requirement: str) -> tuple[str, int]:

@@ -123,7 +123,7 @@ def test_each_cell_states_the_verdict_and_links_its_failing_vectors_and_their_fi
         "  - {id: good, command: x, entry_point: e}\n"
         "  - {id: bad, command: x, entry_point: e}\n"
         "findings:\n"
-        "  - {id: F9, title: calls are lost at the end, class: bug, match: 'got end'}\n",
+        "  - {id: F9, title: calls are lost at the end, class: defect, match: 'got end'}\n",
         encoding="utf-8",
     )
     matrix: Matrix = load_matrix(matrix_file)

@@ -134,7 +134,8 @@ serve(
     language: "javascript",
     homepage: "https://github.com/langchain-ai/langchainjs",
     profiles: ["core"],
-    options: { error_event: "ends_stream" },
+    // The calls are those of the chunks' sum, read once the stream has ended (README.md).
+    options: { error_event: "ends_stream", tool_call_point: "response_done" },
     observes: OBSERVES,
   },
   async (vector) => {

@@ -166,7 +166,8 @@ def main() -> None:
             "language": "python",
             "homepage": "https://github.com/langchain-ai/langchain",
             "profiles": ["core"],
-            "options": {"error_event": "ends_stream"},
+            # The calls are those of the chunks' sum, read once the stream has ended (README.md).
+            "options": {"error_event": "ends_stream", "tool_call_point": "response_done"},
             "observes": OBSERVES,
         },
         run,

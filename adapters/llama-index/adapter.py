@@ -100,8 +100,9 @@ def main() -> None:
         "language": "python",
         "homepage": "https://github.com/run-llama/llama_index",
         "profiles": ["core"],
-        # No option: the flat `error` event is read on past, not ending the stream (README.md).
-        "options": {},
+        # The flat `error` event is read on past, not ending the stream, so error_event is canonical;
+        # FunctionAgent takes the calls of the last response once the stream has ended (README.md).
+        "options": {"tool_call_point": "response_done"},
         "observes": OBSERVES,
     }
     serve_streams(implementation, run, NO_CUSTOM_TOOLS)

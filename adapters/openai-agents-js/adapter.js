@@ -112,7 +112,8 @@ serve(
     language: "javascript",
     homepage: "https://github.com/openai/openai-agents-js",
     profiles: ["core"],
-    options: { error_event: errorEvent },
+    // The runner runs a turn's calls once its response has completed (README.md): spec/core.md 12.7.
+    options: { error_event: errorEvent, tool_call_point: "response_done" },
   },
   async (vector) => {
     if (vector.chunks !== undefined) {

@@ -147,7 +147,13 @@ def main() -> None:
             "language": "python",
             "homepage": "https://github.com/openai/openai-agents-python",
             "profiles": ["core"],
-            "options": {"call_arguments": "json_text", "error_event": "ends_stream"},
+            # The runner runs a turn's calls once its response has completed (README.md, "Where the
+            # calls are handed over"): spec/core.md section 12.7.
+            "options": {
+                "call_arguments": "json_text",
+                "error_event": "ends_stream",
+                "tool_call_point": "response_done",
+            },
         },
         run,
     )

@@ -48,7 +48,13 @@ serve(
     homepage: "https://github.com/openai/openai-node",
     profiles: ["core"],
     // The SDK hands over the arguments' text, throws at every error event, takes only whole streams (README.md).
-    options: { call_arguments: "json_text", error_event: "ends_stream", stream_start: "response_created" },
+    // ResponseStream throws at the first inconsistency of the stream (README.md): spec/core.md 12.8.
+    options: {
+      call_arguments: "json_text",
+      error_event: "ends_stream",
+      stream_start: "response_created",
+      producer_fault: "ends_stream",
+    },
   },
   async (vector) => {
     if (vector.chunks !== undefined) {

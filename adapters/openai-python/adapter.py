@@ -84,7 +84,12 @@ def main() -> None:
             "homepage": "https://github.com/openai/openai-python",
             "profiles": ["core", "sse"],
             # The SDK hands over the arguments' text, and takes only whole streams (README.md).
-            "options": {"call_arguments": "json_text", "stream_start": "response_created"},
+            # The accumulator raises at the first inconsistency of the stream (README.md): spec/core.md 12.8.
+            "options": {
+                "call_arguments": "json_text",
+                "stream_start": "response_created",
+                "producer_fault": "ends_stream",
+            },
         },
         run,
     )

@@ -217,7 +217,12 @@ def main() -> None:
         "language": "python",
         "homepage": "https://github.com/pydantic/pydantic-ai",
         "profiles": ["core"],
-        "options": {"call_arguments": "json_text", "error_event": "ends_stream"},
+        # The agent graph hands the calls over once the model's response has ended (README.md).
+        "options": {
+            "call_arguments": "json_text",
+            "error_event": "ends_stream",
+            "tool_call_point": "response_done",
+        },
         "observes": OBSERVES,
     }
     serve_streams(implementation, run, NO_CUSTOM_TOOLS)
