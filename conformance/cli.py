@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 # start without it: Hypothesis, for one, is loaded by `fuzz` only.
 from . import render
 from .implementation import described
+from .limits import Shown, printable
 from .report import Record, Report, ReportError, report_of, unwritable, write_text
 from .results import Status, executed, run_failed
 from .schemas import BUNDLED_VECTORS, SPEC_DIR, VECTOR, protocol_version, schema
@@ -176,7 +177,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
     for warning in suite.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {printable(warning, Shown.LINE)}", file=sys.stderr)
     print(f"implementation: {described(suite.implementation.info)}")
     if suite.reference_by_default:
         print("implementation: the reference router, as neither --adapter nor --adapter-command names one")
@@ -194,7 +195,7 @@ def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
 
     run = run_suite(suite, show, args.maxfail)
     for error in suite.file_errors:
-        print(f"BAD VECTOR FILE {error}" + ("" if args.quiet else "\n"))
+        print(f"BAD VECTOR FILE {printable(str(error))}" + ("" if args.quiet else "\n"))
     for line in folding.summary():
         print(line)
     report = report_of(suite, run)
@@ -218,9 +219,9 @@ def _smoke(args: argparse.Namespace) -> int:
 
     check_implementation(None, args.adapter_command, args.timeout)
     try:
-        print(smoke(args.adapter_command, args.timeout))
+        print(printable(smoke(args.adapter_command, args.timeout), Shown.LINE))
     except SmokeFailure as exc:
-        print(f"streamroute smoke: {exc}", file=sys.stderr)
+        print(f"streamroute smoke: {printable(str(exc), Shown.LINE)}", file=sys.stderr)
         return 1
     return 0
 
@@ -295,7 +296,7 @@ def _fuzz(args: argparse.Namespace) -> int:
         print(f"streamroute fuzz: {outcome.examples} generated streams, no failure")
         return 0
     print(f"FAILED a generated stream (shrunk to {len(failure.stream.events)} events):")
-    print("\n".join("  " + line for line in failure.message.splitlines()))
+    print(printable("\n".join("  " + line for line in failure.message.splitlines())))
     if failure.path is not None:
         print(f"streamroute fuzz: wrote {failure.path} (vector {failure.vector['id']})")
     print(f"streamroute fuzz: failed after {outcome.examples} generated streams, shrinking included")
@@ -565,7 +566,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         code: int = args.handler(args)
     except (UsageError, ReportError) as exc:
-        print(f"streamroute: {exc}", file=sys.stderr)
+        print(f"streamroute: {printable(str(exc), Shown.LINE)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("streamroute: interrupted", file=sys.stderr)

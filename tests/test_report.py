@@ -261,10 +261,11 @@ def test_the_report_schema_states_the_limits_of_the_harness() -> None:
 
 
 def test_a_markdown_summary_shows_a_message_as_written_not_as_html(tmp_path: Path) -> None:
-    """A job summary renders HTML: a message's `<` and `&` are escaped, its `|` ends no cell."""
+    """A job summary renders Markdown and HTML: each character of their syntax in a message is
+    escaped (CommonMark's backslash escapes), so its `<` opens no tag and its `|` ends no cell."""
     _, path = _report(tmp_path)
     report = Report.load(path)
     wrong = next(line for line in report.vectors if line["id"] == "core/wrong")
     wrong["message"] = "expected <b>bold</b> & <!-- | -->"
     row = next(row for row in summary_markdown(report).splitlines() if "core/wrong" in row)
-    assert row == "| `core/wrong` | failed | expected &lt;b&gt;bold&lt;/b&gt; &amp; &lt;!-- \\| --&gt; |"
+    assert row == "| `core/wrong` | failed | expected \\<b\\>bold\\</b\\> \\& \\<!-- \\| --\\> |"
