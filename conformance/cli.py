@@ -34,6 +34,7 @@ from .suite import (
     run_suite,
     vector_roots,
 )
+from .vector_cache import VectorCache, enabled
 
 
 class _Parser(argparse.ArgumentParser):
@@ -128,6 +129,11 @@ _SHARED = (
         flag=True,
     ),
     Option(
+        "no-cache",
+        "read every vector file anew, not from the cache of files already read (always so when CI is set)",
+        flag=True,
+    ),
+    Option(
         "examples", "how many generated streams to run, judged by their ground truth", "N", int, pytest="fuzz"
     ),
     Option("seed", "the generated streams' random seed, to repeat a run", "S", int, pytest="fuzz-seed"),
@@ -152,6 +158,7 @@ def prepare_suite(given: Callable[[str], Any]) -> Suite:
         given("expected-failures"),
         adapter_command=given("adapter-command"),
         timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+        no_cache=bool(given("no-cache")),
     )
 
 
@@ -257,7 +264,10 @@ def _baseline(args: argparse.Namespace) -> int:
 def _lint(args: argparse.Namespace) -> int:
     from .lint import lint
 
-    count, problems = lint(vector_roots(args.vectors), check_coverage=args.coverage or not args.vectors)
+    cache = VectorCache() if enabled(args.no_cache) else None
+    count, problems = lint(vector_roots(args.vectors), args.coverage or not args.vectors, cache=cache)
+    for warning in [] if cache is None else cache.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     for problem in problems:
         print(problem)
     print(f"streamroute lint: {count} vectors, {len(problems)} problems")
@@ -427,7 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         help="stop after N failed or errored vectors; the others count as not run",
     )
-    _add(run, "allow-empty")
+    _add(run, "allow-empty", "no-cache")
     run.set_defaults(handler=_run)
 
     smoke = commands.add_parser(
@@ -457,7 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     baseline.set_defaults(handler=_baseline)
 
     lint = commands.add_parser("lint", help="check vector files against their schema and the spec")
-    _add(lint, "vectors")
+    _add(lint, "vectors", "no-cache")
     lint.add_argument(
         "--coverage",
         action="store_true",

@@ -157,6 +157,7 @@ GIVEN = {
     "expected-failures": ["listed.txt"],
     "report": ["report.jsonl"],
     "allow-empty": [],
+    "no-cache": [],
     "examples": ["3"],
     "seed": ["1"],
     "save-to": ["saved"],

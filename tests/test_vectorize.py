@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 from streamroute.conformance.cli import main
 from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.limits import MAX_VECTOR_FILE_BYTES
 from streamroute.conformance.lint import lint
 from streamroute.conformance.results import Status, run_vector
 from streamroute.conformance.vectors import load_vectors
 from streamroute.producer.checker import check_capture
-from streamroute.producer.vectorize import VectorizeError, vectorize
+from streamroute.producer.vectorize import VectorizeError, events_of, vectorize
 
 CAPTURES = Path(__file__).parent / "captures"
 RECORDINGS = sorted(p for p in CAPTURES.glob("*/*") if p.suffix in (".sse", ".jsonl"))
@@ -69,8 +70,6 @@ def test_faults_are_declared_and_only_what_they_leave_is_compared(path: Path) ->
 def test_two_responses_in_one_recording_become_two_vectors(tmp_path: Path) -> None:
     one = (CAPTURES / "well-formed/parallel-calls.jsonl").read_bytes()
     two = (CAPTURES / "well-formed/text-answer.sse").read_bytes()
-    from streamroute.producer.vectorize import events_of
-
     lines = [json.dumps(event) for event in events_of(one, "one") + events_of(two, "two")]
     recording = tmp_path / "Two Responses.jsonl"
     recording.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -246,3 +245,23 @@ def test_a_recording_holding_a_client_step_is_refused(tmp_path: Path) -> None:
     data = _recording(tmp_path / "steps.jsonl", entries).read_bytes()
     with pytest.raises(VectorizeError, match="event 0 is a client step"):
         vectorize(data, "steps.jsonl", "recorded/x")
+
+
+def test_a_vector_past_the_size_limit_is_refused_naming_the_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26, attack 9: a recording too large for a vector file was said not to read back."""
+    events = events_of((CAPTURES / "well-formed/text-answer.sse").read_bytes(), "text")
+    for event in events:
+        if event["type"] == "response.output_text.delta":
+            event["delta"] = "x" * MAX_VECTOR_FILE_BYTES
+            break
+    recording = tmp_path / "large.jsonl"
+    recording.write_text("".join(json.dumps(event) + "\n" for event in events), encoding="utf-8")
+    assert main(["vectorize", str(recording), "--output", str(tmp_path / "out")]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.endswith(
+        f"large.yaml: the vector does not read back: is larger than {MAX_VECTOR_FILE_BYTES} bytes "
+        "(the vector file size limit)"
+    )
+    assert not (tmp_path / "out" / "recorded" / "large.yaml").exists()
