@@ -22,7 +22,7 @@ from . import render
 from .implementation import described
 from .limits import Shown, printable
 from .report import Record, Report, ReportError, report_of, unwritable, write_text
-from .results import Status, executed, run_failed
+from .results import Status, executed
 from .schemas import BUNDLED_VECTORS, SPEC_DIR, VECTOR, protocol_version, schema
 from .suite import (
     DEFAULT_ADAPTER,
@@ -159,6 +159,7 @@ def prepare_suite(given: Callable[[str], Any]) -> Suite:
         adapter_command=given("adapter-command"),
         timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
         no_cache=bool(given("no-cache")),
+        allow_empty=bool(given("allow-empty")),
     )
 
 
@@ -217,8 +218,7 @@ def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
     if not args.allow_empty and not executed(run.totals.counts):
         why = "each is not applicable or skipped" if suite.vectors else "none is selected"
         print(f"streamroute: no vector ran: {why}; --allow-empty accepts that", file=sys.stderr)
-    failed = run_failed(run.totals.counts, run.totals.bad_files, allow_empty=args.allow_empty)
-    return 1 if failed else 0
+    return 1 if run.totals.failed else 0
 
 
 def _smoke(args: argparse.Namespace) -> int:

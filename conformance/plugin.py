@@ -277,7 +277,7 @@ class _Session:
         counts = Counter(Status(record["status"]) for record in self.records)
         deselected = self.suite.deselected + self.deselected
         not_run = max(self.selected - len(self.records), 0)  # an xdist controller collects nothing
-        totals = Totals(counts, len(self.suite.file_errors), deselected, not_run)
+        totals = Totals(counts, len(self.suite.file_errors), deselected, not_run, self.suite.allow_empty)
         run = SuiteRun(self.records, totals, self.started, time.perf_counter() - self.clock)
         report_of(self.suite, run).write(path)
 

@@ -32,6 +32,7 @@ class Totals:
     bad_files: int
     deselected: int
     not_run: int = 0  # selected, but the run stopped first (`--maxfail`)
+    allow_empty: bool = False  # a run in which no vector ran passes (`--allow-empty`)
 
     @property
     def vectors(self) -> int:
@@ -40,8 +41,8 @@ class Totals:
     @property
     def failed(self) -> bool:
         """What fails a run (`results.run_failed`): a failed or errored vector, a bad vector file, or no
-        vector executed at all."""
-        return run_failed(self.counts, self.bad_files)
+        vector executed at all (unless the run allowed that)."""
+        return run_failed(self.counts, self.bad_files, allow_empty=self.allow_empty)
 
     def describe(self) -> str:
         parts = [
@@ -114,6 +115,7 @@ def footer_record(totals: Totals, seconds: float) -> Record:
         "bad_files": totals.bad_files,
         "deselected": totals.deselected,
         "not_run": totals.not_run,
+        "allow_empty": totals.allow_empty,
         "seconds": round(seconds, 3),
     }
 
@@ -189,7 +191,13 @@ class Report:
     def totals(self) -> Totals:
         counts = Counter({Status(name): count for name, count in self.footer["totals"].items()})
         footer = self.footer
-        return Totals(counts, footer["bad_files"], footer["deselected"], footer.get("not_run", 0))
+        return Totals(
+            counts,
+            footer["bad_files"],
+            footer["deselected"],
+            footer.get("not_run", 0),
+            footer.get("allow_empty", False),
+        )
 
     def write(self, path: Path) -> None:
         lines = [self.header, *self.vectors, *self.file_errors, self.footer]

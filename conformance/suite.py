@@ -88,6 +88,7 @@ class Suite:
     deselected: int
     warnings: list[str]
     reference_by_default: bool = False  # no implementation was named: the run tests the reference
+    allow_empty: bool = False  # a run in which no vector ran passes (`--allow-empty`)
 
     @classmethod
     def prepare(
@@ -100,6 +101,7 @@ class Suite:
         adapter_command: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         no_cache: bool = False,
+        allow_empty: bool = False,
     ) -> Suite:
         problem = unknown_profiles(profiles)
         if problem is not None:
@@ -120,7 +122,9 @@ class Suite:
         # Last: nothing above can fail and leave the implementation's process running.
         implementation = load_implementation(adapter, adapter_command, timeout)
         deselected = len(vectors) - len(selected)
-        return cls(implementation, selected, file_errors, listed, deselected, warnings, by_default)
+        return cls(
+            implementation, selected, file_errors, listed, deselected, warnings, by_default, allow_empty
+        )
 
     def run(self, vector: Vector) -> Result:
         result = run_vector(self.implementation, vector)
@@ -157,5 +161,5 @@ def run_suite(
         if each is not None:
             each(records[-1])
     not_run = len(suite.vectors) - len(records)
-    totals = Totals(counts, len(suite.file_errors), suite.deselected, not_run)
+    totals = Totals(counts, len(suite.file_errors), suite.deselected, not_run, suite.allow_empty)
     return SuiteRun(records, totals, started, time.perf_counter() - clock)
