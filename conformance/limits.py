@@ -107,8 +107,31 @@ _STRICT = json.JSONDecoder(parse_constant=_not_json)
 def loads(text: str) -> Any:
     """JSON text as RFC 8259 defines it (`NaN` and `Infinity` are not JSON), nested at most
     MAX_JSON_DEPTH levels: the value, or ValueError saying what is wrong (TooDeep for that)."""
+    return _decoded(_STRICT, text)
+
+
+def loads_noting_duplicates(text: str) -> tuple[Any, list[str]]:
+    """As `loads`, and each member name an object of the text holds more than once, as often as it
+    is repeated. Of two members of one name the last is kept, as `loads` (and JavaScript's
+    `JSON.parse`) keeps it; RFC 8259 leaves that to each parser (section 4)."""
+    repeated: list[str] = []
+
+    def members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        value = dict(pairs)
+        if len(value) < len(pairs):
+            seen: set[str] = set()
+            for name, _ in pairs:
+                if name in seen:
+                    repeated.append(name)
+                seen.add(name)
+        return value
+
+    return _decoded(json.JSONDecoder(parse_constant=_not_json, object_pairs_hook=members), text), repeated
+
+
+def _decoded(decoder: json.JSONDecoder, text: str) -> Any:
     try:
-        value = _STRICT.decode(text)
+        value = decoder.decode(text)
     except RecursionError:  # deeper than the parser's own stack allows: deeper than the limit too
         raise TooDeep(TOO_DEEP) from None
     if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:  # too few brackets to nest past the limit

@@ -26,6 +26,7 @@ RECORDINGS = sorted(p for p in CAPTURES.glob("*/*") if p.suffix in (".sse", ".js
 REFUSED = {  # recordings with no ground truth to take, and why
     "completed-output-null.jsonl": "event 10 .response.completed. breaks PROD-EVT-2",
     "data-not-json.sse": "event 7 is not JSON",
+    "duplicate-member-names.jsonl": "event 1 names 'status' more than once .PROD-EVT-3.",
     "event-nested-too-deep.jsonl": "event 1 is not JSON",
     "latin-1-after-done.sse": "event 8 is not JSON",
     "last-event-unterminated.sse": "no terminal event",
@@ -245,6 +246,40 @@ def test_a_recording_holding_a_client_step_is_refused(tmp_path: Path) -> None:
     data = _recording(tmp_path / "steps.jsonl", entries).read_bytes()
     with pytest.raises(VectorizeError, match="event 0 is a client step"):
         vectorize(data, "steps.jsonl", "recorded/x")
+
+
+def test_a_call_is_taken_from_its_done_item_and_a_lying_final_response_is_a_declared_fault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26, attack 6: the deltas, the `.done` and the done item read notes.txt, the announced item
+    and the final response /etc/passwd. check-capture reports it; the vector declares it and expects
+    nothing of the call, so the reference passes it, and no conforming router fails it."""
+    recording = CAPTURES / "broken/final-output-states-other-arguments.jsonl"
+    assert main(["check-capture", str(recording)]) == 1
+    assert (
+        "event 6: PROD-LIFE-7 (MUST) response.output states 'fc_1' with arguments" in capsys.readouterr().out
+    )
+    _written(recording, tmp_path)
+    (vector,), _ = load_vectors([tmp_path])
+    assert vector.data["producer_faults"] == ["PROD-LIFE-7"]
+    assert vector.compare == {"lifecycle", "end"}
+    assert "/etc/passwd" not in json.dumps(vector.expected)
+    for adapter in ROUTERS:
+        assert run_vector(PythonImplementation.load(adapter), vector).status is Status.PASSED
+    assert lint([tmp_path], check_coverage=False)[1] == []
+
+
+def test_the_call_a_vector_expects_is_its_done_items(tmp_path: Path) -> None:
+    """Where the final response agrees, the expectation is the done item's call, as a router takes it."""
+    recording = CAPTURES / "well-formed/parallel-calls.jsonl"
+    events = events_of(recording.read_bytes(), "parallel")
+    done = {e["item"]["id"]: e["item"] for e in events if e["type"] == "response.output_item.done"}
+    (made,) = vectorize(recording.read_bytes(), "parallel", "recorded/parallel")
+    calls = [outcome for outcome in made["expect"]["outcomes"] if outcome["kind"] == "tool.call"]
+    assert [call["arguments"] for call in calls] == [
+        json.loads(done[c["item_id"]]["arguments"]) for c in calls
+    ]
+    assert len(calls) == 2
 
 
 def test_a_vector_past_the_size_limit_is_refused_naming_the_limit(
