@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 from . import render
 from .gate import Gate
 from .implementation import described, unknown_profiles
+from .limits import Shown, printable
 from .report import Record, Report, ReportError, report_of, unwritable, write_text
 from .results import Status
 from .schemas import BUNDLED_VECTORS, SPEC_DIR, VECTOR, protocol_version, schema
@@ -34,6 +35,7 @@ from .suite import (
     run_suite,
     vector_roots,
 )
+from .vector_cache import VectorCache, enabled
 
 
 class _Parser(argparse.ArgumentParser):
@@ -146,6 +148,11 @@ _SHARED = (
     ),
     Option("max-skipped", "fail the run when more than N vectors are skipped", "N", _count),
     Option(
+        "no-cache",
+        "read every vector file anew, not from the cache of files already read (always so when CI is set)",
+        flag=True,
+    ),
+    Option(
         "examples", "how many generated streams to run, judged by their ground truth", "N", int, pytest="fuzz"
     ),
     Option("seed", "the generated streams' random seed, to repeat a run", "S", int, pytest="fuzz-seed"),
@@ -175,6 +182,7 @@ def prepare_suite(given: Callable[[str], Any]) -> Suite:
         adapter_command=given("adapter-command"),
         timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
         gate=gate,
+        no_cache=bool(given("no-cache")),
     )
 
 
@@ -200,7 +208,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
     for warning in suite.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {printable(warning, Shown.LINE)}", file=sys.stderr)
     print(f"implementation: {described(suite.implementation.info)}")
     if suite.reference_by_default:
         print("implementation: the reference router, as neither --adapter nor --adapter-command names one")
@@ -218,7 +226,7 @@ def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
 
     run = run_suite(suite, show, args.maxfail)
     for error in suite.file_errors:
-        print(f"BAD VECTOR FILE {error}" + ("" if args.quiet else "\n"))
+        print(f"BAD VECTOR FILE {printable(str(error))}" + ("" if args.quiet else "\n"))
     for line in folding.summary():
         print(line)
     report = report_of(suite, run)
@@ -245,9 +253,9 @@ def _smoke(args: argparse.Namespace) -> int:
 
     check_implementation(None, args.adapter_command, args.timeout)
     try:
-        print(smoke(args.adapter_command, args.timeout))
+        print(printable(smoke(args.adapter_command, args.timeout), Shown.LINE))
     except SmokeFailure as exc:
-        print(f"streamroute smoke: {exc}", file=sys.stderr)
+        print(f"streamroute smoke: {printable(str(exc), Shown.LINE)}", file=sys.stderr)
         return 1
     return 0
 
@@ -283,7 +291,10 @@ def _baseline(args: argparse.Namespace) -> int:
 def _lint(args: argparse.Namespace) -> int:
     from .lint import lint
 
-    count, problems = lint(vector_roots(args.vectors), check_coverage=args.coverage or not args.vectors)
+    cache = VectorCache() if enabled(args.no_cache) else None
+    count, problems = lint(vector_roots(args.vectors), args.coverage or not args.vectors, cache=cache)
+    for warning in [] if cache is None else cache.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     for problem in problems:
         print(problem)
     print(f"streamroute lint: {count} vectors, {len(problems)} problems")
@@ -324,7 +335,7 @@ def _fuzz(args: argparse.Namespace) -> int:
         print(f"streamroute fuzz: {outcome.examples} generated streams, no failure")
         return 0
     print(f"FAILED a generated stream (shrunk to {len(failure.stream.events)} events):")
-    print("\n".join("  " + line for line in failure.message.splitlines()))
+    print(printable("\n".join("  " + line for line in failure.message.splitlines())))
     if failure.path is not None:
         print(f"streamroute fuzz: wrote {failure.path} (vector {failure.vector['id']})")
     print(f"streamroute fuzz: failed after {outcome.examples} generated streams, shrinking included")
@@ -455,9 +466,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         help="stop after N failed or errored vectors; the others count as not run",
     )
-    _add(run, "allow-empty")
-    _add(run, "allow-partial")
-    _add(run, "max-skipped")
+    _add(run, "allow-empty", "allow-partial", "max-skipped", "no-cache")
     run.set_defaults(handler=_run)
 
     smoke = commands.add_parser(
@@ -487,7 +496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     baseline.set_defaults(handler=_baseline)
 
     lint = commands.add_parser("lint", help="check vector files against their schema and the spec")
-    _add(lint, "vectors")
+    _add(lint, "vectors", "no-cache")
     lint.add_argument(
         "--coverage",
         action="store_true",
@@ -596,7 +605,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         code: int = args.handler(args)
     except (UsageError, ReportError) as exc:
-        print(f"streamroute: {exc}", file=sys.stderr)
+        print(f"streamroute: {printable(str(exc), Shown.LINE)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("streamroute: interrupted", file=sys.stderr)

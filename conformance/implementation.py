@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, Protocol, TypeVar
 
-from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip, loads
+from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, Shown, clip, loads, printable
 from .observation import observes_problem
 from .schemas import OPTIONS, PROTOCOL_START_REPLY, VECTOR, first_error, option_defaults, schema
 from .vectors import At, Vector
@@ -152,7 +152,8 @@ class Implementation(Protocol):
 
 
 def described(info: Mapping[str, Any]) -> str:
-    """An implementation in one line, from its `info`: name, version, language, claims."""
+    """An implementation in one line, from its `info`: name, version, language, claims; escaped, as
+    what it says of itself may hold line breaks and control characters."""
     options = ", ".join(f"{name}={value}" for name, value in sorted(info.get("options", {}).items()))
     line = (
         f"{info['name']} {info['version']} ({info['language']}); "
@@ -161,7 +162,7 @@ def described(info: Mapping[str, Any]) -> str:
     if "observes" in info:  # spec/observation.md: what its API shows, when not everything
         shown = ", ".join(f"{kind} ({' '.join(names)})" for kind, names in sorted(info["observes"].items()))
         line += f"; observes: {shown or 'nothing'}"
-    return line
+    return printable(line, Shown.LINE)
 
 
 class AdapterLoadError(Exception):

@@ -11,6 +11,7 @@ from streamroute.producer.session_checker import check_session
 
 from .requirements import LEVEL_RANK, Requirement, read_requirements
 from .schemas import SPEC_DIR
+from .vector_cache import VectorCache
 from .vectors import Vector, load_vectors
 
 # Producer requirements (spec/producer.md) are checked by captures, not vectors: tests/test_capture.py
@@ -121,9 +122,11 @@ def _vector_problems(vector: Vector, requirements: dict[str, Requirement]) -> li
     return problems
 
 
-def lint(roots: Sequence[Path], check_coverage: bool, spec_dir: Path = SPEC_DIR) -> tuple[int, list[str]]:
-    """The number of vectors checked and every problem found."""
-    vectors, file_errors = load_vectors(roots)
+def lint(
+    roots: Sequence[Path], check_coverage: bool, spec_dir: Path = SPEC_DIR, cache: VectorCache | None = None
+) -> tuple[int, list[str]]:
+    """The number of vectors checked and every problem found; `cache`, the vector files read before."""
+    vectors, file_errors = load_vectors(roots, cache)
     requirements, problems = read_requirements(spec_dir)
     problems += [str(error) for error in file_errors]
     for vector in vectors:

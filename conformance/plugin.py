@@ -36,7 +36,7 @@ from _pytest.junitxml import xml_key
 from .cli import SHARED_OPTIONS, Option, prepare_suite
 from .fuzz import fuzz
 from .implementation import before_abandoning, described
-from .limits import printable
+from .limits import Shown, printable
 from .render import claim_lines, junit_names, vector_text
 from .report import Record, Report, ReportError, SuiteRun, Totals, report_of, unwritable
 from .report import vector_record as make_record
@@ -76,7 +76,7 @@ class _Shown(TerminalRepr):
 
     def __init__(self, record: Record) -> None:
         self.text = vector_text(record)
-        self.reprcrash = _Reason(printable(record["message"].partition("\n")[0]))
+        self.reprcrash = _Reason(printable(record["message"].partition("\n")[0], Shown.LINE))
 
     def toterminal(self, tw: TerminalWriter) -> None:
         for line in self.text.splitlines():
@@ -100,12 +100,13 @@ class VectorItem(pytest.Item):
     def runtest(self) -> None:
         result = self.result
         assert result is not None, "a vector runs in its item's setup"
+        reason = printable(result.message, Shown.LINE)  # pytest shows it as one line of its own
         if result.status is Status.NOT_APPLICABLE:
-            pytest.skip(f"not applicable: {result.message}")
+            pytest.skip(f"not applicable: {reason}")
         if result.status is Status.SKIPPED:
-            pytest.skip(f"skipped by the implementation: {result.message}")
+            pytest.skip(f"skipped by the implementation: {reason}")
         if result.status is Status.EXPECTED_FAILURE:
-            pytest.xfail(f"expected failure: {result.message}")
+            pytest.xfail(f"expected failure: {reason}")
         if result.status is not Status.PASSED:
             raise VectorFailed(result)
 
@@ -140,7 +141,7 @@ class FuzzItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, VectorFailed):
-            return excinfo.value.result.message
+            return printable(excinfo.value.result.message)
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -156,7 +157,7 @@ class BadVectorFile(pytest.Item):
         raise VectorFailed(Result(str(self.error.path), Status.FAILED, str(self.error)))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        return f"bad vector file: {self.error}"
+        return printable(f"bad vector file: {self.error}")
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.error.path, None, f"bad vector file {self.error.path}"

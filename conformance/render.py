@@ -4,14 +4,12 @@ lines (spec/report.schema.json), never a run's objects, so what is printed is wh
 
 from __future__ import annotations
 
-import html
 import json
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .limits import printable
+from .limits import Shown, printable
 from .report import Record, Report
 from .results import Status
 
@@ -24,6 +22,7 @@ def _first_line(text: str) -> str:
 
 
 def _implementation(report: Report) -> str:
+    """The implementation as it names itself, not yet escaped for where it is shown."""
     info = report.header["implementation"]
     return f"{info['name']} {info['version']} ({info['language']})"
 
@@ -74,9 +73,9 @@ def summary_text(report: Report) -> str:
     header, totals = report.header, report.totals
     profiles, options = _claims(report)
     lines = [
-        f"implementation: {_implementation(report)}",
-        f"claims: profiles {profiles}; options {options}; {_shown_kinds(report)}",
-        f"vectors: {_vector_set(report)}",
+        f"implementation: {_line(_implementation(report))}",
+        f"claims: profiles {_line(profiles)}; options {_line(options)}; {_shown_kinds(report)}",
+        f"vectors: {_line(_vector_set(report))}",
         f"suite: streamroute {header['suite']['version']}, adapter protocol {header['protocol']}; "
         f"run started {header['started']}, {report.footer['seconds']:g} s",
         "",
@@ -84,8 +83,10 @@ def summary_text(report: Report) -> str:
         "",
     ]
     for line in _listed(report):
-        lines += [f"{line['status'].upper()} {line['id']}", f"  {_first_line(line['message'])}"]
-    lines += [f"BAD VECTOR FILE {error['path']}: {error['message']}" for error in report.file_errors]
+        lines += [f"{line['status'].upper()} {_line(line['id'])}", f"  {_reason(line['message'])}"]
+    lines += [
+        f"BAD VECTOR FILE {_line(error['path'])}: {_reason(error['message'])}" for error in report.file_errors
+    ]
     lines.append(f"streamroute: {totals.describe()}")
     lines += [f"streamroute: {problem}" for problem in report.problems]
     lines.append(f"result: {'FAILED' if report.failed else 'PASSED'}")
@@ -100,10 +101,20 @@ def _shown_kinds(report: Report) -> str:
     return "shows " + (", ".join(sorted(observes)) or "nothing")
 
 
+def _line(text: str) -> str:
+    """A text in one line of a terminal, a log or a file read by lines."""
+    return printable(text, Shown.LINE)
+
+
+def _reason(message: str) -> str:
+    """A message's first line, in one line."""
+    return _line(_first_line(message))
+
+
 def _cell(text: str) -> str:
-    """One line of text as a Markdown table cell: a job summary renders HTML, so `<` and `&` are
-    escaped to show as written, and `|` would end the cell."""
-    return html.escape(_first_line(text), quote=False).replace("|", "\\|")
+    """A text as written in Markdown (a heading, a table cell): a job summary renders Markdown and
+    HTML, and none of it may be read as either."""
+    return printable(text, Shown.MARKDOWN)
 
 
 def summary_markdown(report: Report) -> str:
@@ -115,6 +126,7 @@ def summary_markdown(report: Report) -> str:
         "| | |",
         "|---|---|",
         f"| implementation | {_cell(_implementation(report))} |",
+        # Profile and option names and values are those the report's schema allows, shown as they are.
         f"| profiles | {profiles} |",
         f"| options | {options} |",
         f"| observes | {_cell(_shown_kinds(report))} |",
@@ -131,9 +143,9 @@ def summary_markdown(report: Report) -> str:
     listed = _listed(report)
     if listed or report.file_errors:
         lines += ["", "| vector | status | message |", "|---|---|---|"]
-        lines += [f"| `{line['id']}` | {line['status']} | {_cell(line['message'])} |" for line in listed]
+        lines += [f"| `{v['id']}` | {v['status']} | {_cell(_first_line(v['message']))} |" for v in listed]
         lines += [
-            f"| `{error['path']}` | bad vector file | {_cell(error['message'])} |"
+            f"| {_cell(error['path'])} | bad vector file | {_cell(_first_line(error['message']))} |"
             for error in report.file_errors
         ]
     return printable("\n".join(lines) + "\n")
@@ -167,13 +179,13 @@ def baseline(report: Report, source: str) -> str:
     """An expected-failures file listing what fails in the report, so that a rerun with it passes."""
     lines = [
         f"# streamroute expected failures, from {source}",
-        f"# {_implementation(report)}, run started {report.header['started']}",
+        f"# {_line(_implementation(report))}, run started {report.header['started']}",
     ]
     for line in sorted(report.vectors, key=lambda line: line["id"]):
         stale = line["listed"] and line["status"] == Status.FAILED.value  # listed, and it passed
         failing = line["status"] in (Status.FAILED.value, Status.ERRORED.value, Status.EXPECTED_FAILURE.value)
         if failing and not stale:
-            lines.append(f"{line['id']}  # {_first_line(line['message'])}")
+            lines.append(f"{line['id']}  # {_reason(line['message'])}")
     return "\n".join(lines) + "\n"
 
 
@@ -279,7 +291,7 @@ def comparison_lines(comparisons: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def vector_line(record: Record) -> str:
     """A vector in one line: `-q`, and what a summary lists."""
-    return printable(f"{record['status'].upper()} {record['id']}: {_first_line(record['message'])}")
+    return f"{record['status'].upper()} {_line(record['id'])}: {_reason(record['message'])}"
 
 
 def vector_text(record: Record) -> str:
@@ -290,7 +302,7 @@ def vector_text(record: Record) -> str:
         lines.append(f"  {record['title']}")
     if "spec" in record:
         lines.append(f"  checks {', '.join(record['spec'])} ({record['level']})")
-    body = comparison_lines(record.get("comparisons", [])) or [record["message"]]
+    body = comparison_lines(record.get("comparisons", [])) or record["message"].split("\n")
     body += record["details"].splitlines()
     return printable("\n".join(lines + ["  " + line for line in body]) + "\n")
 
@@ -325,12 +337,9 @@ class Folding:
 
 # -- JUnit XML (the element names of Ant's and Jenkins's junit.xsd) ---------------------------------
 
-# XML 1.0 cannot carry these characters even escaped: each is written as its Python escape.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
 
 def _xml_text(text: str) -> str:
-    return _NOT_XML.sub(lambda match: repr(match.group())[1:-1], text)
+    return printable(text, Shown.XML)
 
 
 def junit_names(vector_id: str, profile: str) -> tuple[str, str]:
@@ -365,7 +374,7 @@ def junit_xml(report: Report) -> str:
     properties = _element(suite, "properties", {})
     profiles, options = _claims(report)
     for name, value in [
-        ("implementation", _implementation(report)),
+        ("implementation", _line(_implementation(report))),
         ("profiles", profiles),
         ("options", options),
         ("observes", _shown_kinds(report)),
@@ -382,15 +391,13 @@ def junit_xml(report: Report) -> str:
         tag = _JUNIT_ELEMENT.get(record["status"])
         if tag is not None:
             totals[tag] += 1
-            outcome = _element(
-                case, tag, {"type": record["status"], "message": _first_line(record["message"])}
-            )
+            outcome = _element(case, tag, {"type": record["status"], "message": _reason(record["message"])})
             if tag != "skipped":
                 outcome.text = _xml_text(vector_text(record))
     for error in report.file_errors:
         totals["error"] += 1
         case = _element(suite, "testcase", {"classname": "vector files", "name": error["path"]})
-        _element(case, "error", {"type": "bad vector file", "message": _first_line(error["message"])})
+        _element(case, "error", {"type": "bad vector file", "message": _reason(error["message"])})
     counts = {
         "tests": str(len(report.vectors) + len(report.file_errors)),
         "failures": str(totals["failure"]),

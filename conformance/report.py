@@ -210,7 +210,12 @@ class Report:
     def totals(self) -> Totals:
         counts = Counter({Status(name): count for name, count in self.footer["totals"].items()})
         footer = self.footer
-        return Totals(counts, footer["bad_files"], footer["deselected"], footer.get("not_run", 0))
+        return Totals(
+            counts,
+            footer["bad_files"],
+            footer["deselected"],
+            footer.get("not_run", 0),
+        )
 
     def write(self, path: Path) -> None:
         lines = [self.header, *self.vectors, *self.file_errors, self.footer]

@@ -214,7 +214,7 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
         problem = first_error(OUTCOME, entry.outcome) if observes is None else observes.problem(entry.outcome)
         if problem is not None:
             shown = json.dumps(entry.outcome, ensure_ascii=False, default=repr)
-            path = problem.rpartition("(at ")[2].rstrip(")") if problem.endswith(")") else "/"
+            path = _error_path(problem)
             produced_here = {**entry.outcome, "at": entry.at} if isinstance(entry.outcome, dict) else None
             difference = Difference(None, produced_here, _event_at(vector, entry.at), path, "invalid")
             return Result(
@@ -264,6 +264,20 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
     ]
     charges = _charges(implementation, vector, differences)
     return Result(vector.id, Status.FAILED, message, comparisons=(comparison,), charged=charges)
+
+
+_REQUIRED = re.compile(r"^'([^']+)' is a required property \(at (/[^)]*)\)$")
+_AT_PATH = re.compile(r"\(at (/[^)]*)\)$")
+
+
+def _error_path(problem: str) -> str:
+    """Where an outcome's first schema error is, as attribution reads it: the missing field's path
+    for a required one (`/output_index`), else the path the error names (`/arguments`), else `/`."""
+    required = _REQUIRED.match(problem)
+    if required is not None:
+        return required.group(2).rstrip("/") + "/" + required.group(1)
+    at = _AT_PATH.search(problem)
+    return at.group(1) if at is not None else "/"
 
 
 def _event_at(vector: Vector, at: At) -> Any:

@@ -27,6 +27,7 @@ from .implementation import (
 from .report import Record, SuiteRun, Totals, vector_record
 from .results import Result, Status, run_vector
 from .schemas import BUNDLED_VECTORS
+from .vector_cache import VectorCache, enabled
 from .vectors import Vector, VectorFileError, load_vectors
 
 # The harness reaches the reference only through this adapter string.
@@ -116,6 +117,7 @@ class Suite:
         adapter_command: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         gate: Gate | None = None,
+        no_cache: bool = False,
     ) -> Suite:
         problem = unknown_profiles(profiles)
         if problem is not None:
@@ -127,10 +129,12 @@ class Suite:
             listed = ExpectedFailures.load(expected_failures) if expected_failures else None
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read the expected failures file {expected_failures}: {exc}") from exc
-        vectors, file_errors = load_vectors(roots)
+        cache = VectorCache() if enabled(no_cache) else None
+        vectors, file_errors = load_vectors(roots, cache)
         selected = [v for v in vectors if not profiles or v.profile in profiles]
         unknown_ids = listed.unknown(v.id for v in vectors) if listed else []
-        warnings = [f"{expected_failures}: {vector_id} matches no vector" for vector_id in unknown_ids]
+        warnings = [] if cache is None else list(cache.warnings)
+        warnings += [f"{expected_failures}: {vector_id} matches no vector" for vector_id in unknown_ids]
         # Last: nothing above can fail and leave the implementation's process running.
         implementation = load_implementation(adapter, adapter_command, timeout)
         deselected = len(vectors) - len(selected)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from streamroute.conformance.event_types import EventType, event_types
-from streamroute.conformance.limits import TooDeep, loads
+from streamroute.conformance.limits import TooDeep, loads, loads_noting_duplicates
 from streamroute.conformance.schemas import EVENT, first_error
 from streamroute.reference.sse import DONE, MAX_EVENT_BYTES, Decoder
 
@@ -75,6 +75,21 @@ def _unstated(response: dict[str, Any]) -> list[str]:
         for member, (wanted, stated) in expected.items()
         if not stated
     ]
+
+
+# What the final response states again of an item that was done (PROD-LIFE-7): what a client acts on.
+_RESTATED = ("type", "status", "call_id", "name", "namespace")
+_NOTHING = object()  # a member not stated
+
+
+def _text_member(item_type: str) -> tuple[str, ...]:
+    """The member of an item of this type that holds what its events stream: a call's `arguments` or
+    `input`, an apply_patch call's `operation`, a shell call's `action`."""
+    return (ITEM_TEXTS[item_type].item_path[0],) if item_type in ITEM_TEXTS else ()
+
+
+def _stated(item: dict[str, Any], member: str) -> str:
+    return repr(item[member]) if member in item else "no " + member
 
 
 def _at(value: object, path: tuple[str, ...]) -> object:
@@ -171,6 +186,7 @@ class _Item:
     output_index: int
     announced: dict[str, Any]
     done: bool = False
+    stated: dict[str, Any] | None = None  # its done item, once done
     opened: dict[str, int] = field(default_factory=dict)  # part family -> parts opened so far
     open: dict[str, int] = field(default_factory=dict)  # part family -> index of the open part
     texts: dict[tuple[str, int | None], _Text] = field(default_factory=dict)
@@ -204,13 +220,16 @@ class _Checker:
             self.report("PROD-EVT-1", f"larger than {MAX_EVENT_BYTES} bytes: a router drops it unread")
             return
         try:
-            event = loads(captured.data)
+            event, repeated = loads_noting_duplicates(captured.data)
         except TooDeep as exc:
             self.report("PROD-EVT-1", f"the event {exc}, the most this checker reads")
             return
         except ValueError as exc:
             self.report("PROD-EVT-1", f"not JSON: {exc}")
             return
+        if repeated:  # checked on, as a parser that keeps the last of them reads it
+            names = ", ".join(repr(name) for name in dict.fromkeys(repeated))
+            self.report("PROD-EVT-3", f"an object of the event names {names} more than once")
         if not isinstance(event, dict):
             self.report("PROD-EVT-1", f"a JSON {type(event).__name__}, not an object")
             return
@@ -281,6 +300,8 @@ class _Checker:
         unstated = _unstated(response)
         if unstated:
             self.report("PROD-LIFE-6", f"the response object: {'; '.join(unstated)}")
+        if EVENTS[event_type].terminal:
+            self._restated(response.get("output"))
         if event_type != "response.completed":
             return
         open_items = [item_id for item_id, item in self.items.items() if not item.done]
@@ -290,6 +311,21 @@ class _Checker:
         listed = [item.get("id") for item in response["output"]]
         if listed != done:
             self.report("PROD-LIFE-5", f"response.output lists {listed}, the stream's items are {done}")
+
+    def _restated(self, output: object) -> None:
+        """PROD-LIFE-7: the final response states each item that was done as its done item did."""
+        for listed in output if isinstance(output, list) else []:
+            item_id = listed.get("id") if isinstance(listed, dict) else None
+            item = self.items.get(item_id) if isinstance(item_id, str) else None
+            if item is None or item.stated is None:
+                continue
+            differs = [
+                f"{member} {_stated(listed, member)} (its done item: {_stated(item.stated, member)})"
+                for member in _RESTATED + _text_member(item.type)
+                if listed.get(member, _NOTHING) != item.stated.get(member, _NOTHING)
+            ]
+            if differs:
+                self.report("PROD-LIFE-7", f"response.output states {item_id!r} with {'; '.join(differs)}")
 
     def _item_added(self, item: dict[str, Any], output_index: int) -> None:
         if item["id"] in self.items:
@@ -397,6 +433,7 @@ class _Checker:
             self.report("PROD-ITEM-4", f"item {done['id']!r} is done again")
             return
         item.done = True
+        item.stated = done
         if output_index != item.output_index or done["type"] != item.type:
             self.report(
                 "PROD-ITEM-3",

@@ -58,6 +58,14 @@ class Entry:
     raw: str = ""
     rules: list[str] = field(default_factory=list)
     numbered: bool = True  # it takes the next sequence_number: it has a string type and an integer one
+    decoy: str = ""  # a member written before the event's own of its name (PROD-EVT-3), as JSON text
+
+    def text(self, style: dict[str, Any], indent: int | None = None) -> str:
+        """The event as its producer writes it: its JSON, or the data that is not a JSON object."""
+        if self.event is None:
+            return self.raw
+        text = json.dumps(self.event, **style, indent=indent)
+        return "{" + self.decoy + "," + text[1:] if self.decoy else text
 
     @property
     def type(self) -> str | None:
@@ -462,11 +470,17 @@ def drafts(draw: st.DrawFn) -> Draft:
     middle = _interleave(draw, timelines)
     for _ in range(draw(st.integers(0, 3))):
         middle.insert(draw(st.integers(0, len(middle))), _extra(draw))
-    output = [item.done.event["item"] for item in items if item.done in middle and item.done.event]
-    terminal = _lifecycle("response." + status, response_id, status, output)
+    terminal = _lifecycle("response." + status, response_id, status)
     entries = [*start, *middle, terminal]
     for entry in entries:  # no two events share a mutable part: faults change one at a time
         entry.event = copy.deepcopy(entry.event)
+    # But the final response states each done item as that item's done event does: they are the one
+    # object, so a fault planted in a done item is stated again there, as a producer that gets an
+    # item wrong sends it (PROD-LIFE-7 holds unless planted).
+    assert terminal.event is not None
+    terminal.event["response"]["output"] = [
+        item.done.event["item"] for item in items if item.done in middle and item.done.event
+    ]
     return Draft(entries, items, response_id)
 
 
@@ -599,8 +613,8 @@ def _completed_output(draw: st.DrawFn, draft: Draft) -> str | None:
         draft.entries.remove(item.done)
     elif way == "leaves an item out":
         del output[draw(st.integers(0, len(output) - 1))]
-    elif way == "lists an item twice":
-        output.insert(draw(st.integers(0, len(output))), copy.deepcopy(draw(st.sampled_from(output))))
+    elif way == "lists an item twice":  # the same object: whatever is planted in it is in both
+        output.insert(draw(st.integers(0, len(output))), draw(st.sampled_from(output)))
     elif way == "lists two items swapped":
         first = draw(st.integers(0, len(output) - 2))
         second = draw(st.integers(first + 1, len(output) - 1))
@@ -610,6 +624,39 @@ def _completed_output(draw: st.DrawFn, draft: Draft) -> str | None:
         output.insert(draw(st.integers(0, len(output))), extra)
     terminal.rules.append("PROD-LIFE-5")
     return f"PROD-LIFE-5: response.completed {way}"
+
+
+def _final_output(draw: st.DrawFn, draft: Draft) -> str | None:
+    """PROD-LIFE-7: the terminal event's output states a done item otherwise than its done event."""
+    terminal = draft.terminal()
+    if terminal is None or terminal.event is None:
+        return None
+    output: list[Any] = terminal.event["response"]["output"]
+    # (way, item, (its place in the output, the member changed))
+    candidates: list[tuple[str, Item, tuple[int, str]]] = []
+    for item in draft.items:
+        stated = item.done.event["item"] if draft.has(item.done) and item.done.event else None
+        place = next((n for n, listed in enumerate(output) if listed is stated), None)
+        if stated is None or place is None:
+            continue
+        members = ["type", "status", *(m for m in ("call_id", "name", "arguments", "input") if m in stated)]
+        candidates += [(f"another {member}", item, (place, member)) for member in members]
+    picked = _pick(draw, candidates)
+    if picked is None:
+        return None
+    way, item, (place, member) = picked
+    listed = dict(output[place])
+    if member == "status" and "status" not in listed:
+        listed["status"] = "completed"
+    elif member == "status":
+        listed["status"] = "incomplete" if listed["status"] == "completed" else "completed"
+    elif member == "type":
+        listed["type"] = "output_" + item.kind
+    else:
+        listed[member] = _other_text(draw, listed[member])
+    output[place] = listed
+    terminal.rules.append("PROD-LIFE-7")
+    return f"PROD-LIFE-7: {terminal.type} states {item.id} with {way}"
 
 
 def _response_ids(draw: st.DrawFn, draft: Draft) -> str | None:
@@ -1072,6 +1119,20 @@ NOT_OBJECTS = (
 )
 
 
+def _repeated_member(draw: st.DrawFn, draft: Draft) -> str | None:
+    """PROD-EVT-3: an event names a member twice, another value first (a parser that keeps the last
+    reads the event as it was)."""
+    objects = [entry for entry in draft.entries if entry.event]
+    if not objects:
+        return None
+    entry = draw(st.sampled_from(objects))
+    assert entry.event is not None
+    name = draw(st.sampled_from(sorted(entry.event)))
+    entry.decoy = json.dumps(name) + ":" + json.dumps(_wrong_type(entry.event[name]))
+    entry.rules.append("PROD-EVT-3")
+    return f"PROD-EVT-3: {entry.type} names {name!r} twice"
+
+
 def _not_an_object(draw: st.DrawFn, draft: Draft) -> str | None:
     at = draw(st.integers(0, len(draft.entries)))
     raw = draw(st.sampled_from(NOT_OBJECTS_LIKE_OBJECTS if at == 0 else NOT_OBJECTS))
@@ -1085,6 +1146,7 @@ EVENT_FAULTS: dict[str, Planter] = {
     "PROD-LIFE-1": _first_event,
     "PROD-LIFE-2": _terminal_events,
     "PROD-LIFE-5": _completed_output,
+    "PROD-LIFE-7": _final_output,
     "PROD-LIFE-4": _response_ids,
     "PROD-LIFE-6": _response_fields,
     "PROD-LIFE-3": _after_terminal,
@@ -1102,6 +1164,7 @@ EVENT_FAULTS: dict[str, Planter] = {
     "PROD-ITEM-1": _announcements,
     "PROD-EVT-2": _invalid_event,
     "PROD-EVT-1": _not_an_object,
+    "PROD-EVT-3": _repeated_member,
 }
 SEQUENCE_FAULTS = ("PROD-SEQ-1", "PROD-SEQ-2")
 SSE_FAULTS = ("PROD-SSE-1", "PROD-SSE-2", "PROD-SSE-3", "PROD-SSE-4")
@@ -1254,7 +1317,7 @@ def _render_sse(
         elif event.entry.event is None:
             data = [event.entry.raw.encode()]
         else:
-            text = json.dumps(event.entry.event, **style, indent=indent).encode()
+            text = event.entry.text(style, indent).encode()
             if event.bad_member:
                 text = b'{"x_relay":"' + event.bad_member + b'",' + text[1:]
             data = text.split(b"\n")
@@ -1358,7 +1421,7 @@ def _jsonl(draw: st.DrawFn, draft: Draft, style: dict[str, Any]) -> bytes:
     for entry in draft.entries:
         if draw(st.integers(0, 7)) == 0:
             lines.append("")  # a blank line is no event
-        lines.append(entry.raw if entry.event is None else json.dumps(entry.event, **style))
+        lines.append(entry.text(style))
     return (line_end.join(lines) + (line_end if draw(st.booleans()) else "")).encode()
 
 

@@ -93,7 +93,8 @@ def test_a_matrix_runs_each_implementation_and_explains_each_failure(
     config = _write(
         tmp_path,
         "profiles: [core]\nimplementations:\n" + listed + "findings:\n"
-        "  - {id: F1, title: crashes, class: defect, implementations: [crashy], match: 'exited with code 3'}\n",
+        "  - {id: F1, title: crashes, class: defect, implementations: [crashy],"
+        " match: 'exited with code 3'}\n",
     )
     assert _run(tmp_path, config) == 0
     out = capsys.readouterr().out

@@ -159,6 +159,7 @@ GIVEN = {
     "allow-empty": [],
     "allow-partial": ["core"],
     "max-skipped": ["0"],
+    "no-cache": [],
     "examples": ["3"],
     "seed": ["1"],
     "save-to": ["saved"],

@@ -261,10 +261,36 @@ def test_the_report_schema_states_the_limits_of_the_harness() -> None:
 
 
 def test_a_markdown_summary_shows_a_message_as_written_not_as_html(tmp_path: Path) -> None:
-    """A job summary renders HTML: a message's `<` and `&` are escaped, its `|` ends no cell."""
+    """A job summary renders Markdown and HTML: each character of their syntax in a message is
+    escaped (CommonMark's backslash escapes), so its `<` opens no tag and its `|` ends no cell."""
     _, path = _report(tmp_path)
     report = Report.load(path)
     wrong = next(line for line in report.vectors if line["id"] == "core/wrong")
     wrong["message"] = "expected <b>bold</b> & <!-- | -->"
     row = next(row for row in summary_markdown(report).splitlines() if "core/wrong" in row)
-    assert row == "| `core/wrong` | failed | expected &lt;b&gt;bold&lt;/b&gt; &amp; &lt;!-- \\| --&gt; |"
+    assert row == "| `core/wrong` | failed | expected \\<b\\>bold\\</b\\> \\& \\<!-- \\| --\\> |"
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+def test_summary_and_badge_judge_a_run_with_no_vector_as_run_did(
+    tmp_path: Path, pytester: pytest.Pytester, allowed: bool
+) -> None:
+    """Issue 26: `--allow-empty` passed the run, and `summary` of its report failed it. The report
+    records it, so every reader of the report agrees with the run's exit, through both front ends."""
+    (tmp_path / "empty").mkdir()
+    option = ["--allow-empty"] if allowed else []
+    report = tmp_path / "report.jsonl"
+    code = main(["run", "--vectors", str(tmp_path / "empty"), "--report", str(report), *option])
+    assert code == (0 if allowed else 1)
+    assert Report.load(report).header["gate"]["allow_empty"] is allowed
+    assert main(["summary", str(report)]) == code
+    assert main(["badge", str(report), "-o", str(tmp_path / "badge.json")]) == 0
+    assert json.loads((tmp_path / "badge.json").read_text(encoding="utf-8"))["color"] == (
+        "yellow" if allowed else "red"  # a pass that judged nothing is no green
+    )
+    plugin_report = pytester.path / "plugin.jsonl"
+    options = ["--streamroute", "--streamroute-vectors", str(tmp_path / "empty")]
+    options += ["--streamroute-report", str(plugin_report)]
+    result = pytester.runpytest(*options, *(["--streamroute-allow-empty"] if allowed else []))
+    assert result.ret == (pytest.ExitCode.OK if allowed else pytest.ExitCode.TESTS_FAILED)
+    assert main(["summary", str(plugin_report)]) == code

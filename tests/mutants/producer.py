@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from unittest import mock
 
 from streamroute.conformance.event_types import EventType, lifecycle_types, terminal_types
+from streamroute.conformance.limits import loads
 from streamroute.producer import checker
 from streamroute.producer.checker import EVENTS, Captured, CaptureReport, _Checker, _Item
 from streamroute.reference.fields import loads_strict
@@ -99,6 +100,12 @@ class SchemaUnchecked(Variant):
     replaces = ("first_error", lambda ref, instance: None)
 
 
+class RepeatedNamesUnseen(Variant):
+    """Parses each event as JSON.parse does, the last of two members of one name silently kept."""
+
+    replaces = ("loads_noting_duplicates", lambda text: (loads(text), []))
+
+
 class RepeatedSequenceAllowed(Variant):
     """Takes a repeated sequence number for a retransmission and lets it pass."""
 
@@ -177,6 +184,12 @@ class OutputOrderUnchecked(Variant):
             output = sorted(response["output"], key=lambda listed: position.get(listed.get("id"), -1))
             response = {**response, "output": output}
         super()._lifecycle(event_type, response)
+
+
+class FinalOutputIdentityOnly(Variant):
+    """Compares the final response's items with their done items by call_id and name, not arguments."""
+
+    replaces = ("_text_member", lambda item_type: ())
 
 
 # What the response object states when PROD-LIFE-6 holds.
@@ -356,6 +369,7 @@ MUTANTS = [
     _checker(StopsAtDone, "prod.stops-at-done", "PROD-SSE-4"),
     _checker(NonJsonSkipped, "prod.non-json-skipped", "PROD-EVT-1"),
     _checker(SchemaUnchecked, "prod.schema-unchecked", "PROD-EVT-2"),
+    _checker(RepeatedNamesUnseen, "prod.repeated-names-unseen", "PROD-EVT-3"),
     _checker(RepeatedSequenceAllowed, "prod.repeated-sequence-allowed", "PROD-SEQ-1"),
     _checker(SequenceGapsAllowed, "prod.sequence-gaps-allowed", "PROD-SEQ-2"),
     _checker(AnyLifecycleEventFirst, "prod.any-lifecycle-event-first", "PROD-LIFE-1"),
@@ -367,6 +381,7 @@ MUTANTS = [
     _checker(OutputOrderUnchecked, "prod.output-order-unchecked", "PROD-LIFE-5"),
     _checker(ResponseFieldsOnCreatedOnly, "prod.response-fields-on-created-only", "PROD-LIFE-6"),
     _checker(ResponseFieldsPresenceOnly, "prod.response-fields-presence-only", "PROD-LIFE-6"),
+    _checker(FinalOutputIdentityOnly, "prod.final-output-identity-only", "PROD-LIFE-7"),
     _checker(ReannouncedItemAllowed, "prod.reannounced-item-allowed", "PROD-ITEM-1"),
     _checker(UnannouncedItemsSkipped, "prod.unannounced-items-skipped", "PROD-ITEM-1"),
     _checker(OutputIndexOrderUnchecked, "prod.output-index-order-unchecked", "PROD-ITEM-2"),
