@@ -202,6 +202,7 @@ class _Checker:
         self.after_done = False
         self.response_id: str | None = None
         self.items: dict[str, _Item] = {}
+        self.call_ids: set[str] = set()  # stated by the items announced (PROD-ITEM-6)
 
     def report(self, requirement: str, message: str) -> None:
         self.violations.append(Violation(self.index, requirement, message))
@@ -335,7 +336,19 @@ class _Checker:
             self.report(
                 "PROD-ITEM-2", f"item {item['id']!r} has output_index {output_index}, not {len(self.items)}"
             )
+        self._own_call_id(item)
         self.items[item["id"]] = _Item(item["type"], output_index, item)
+
+    def _own_call_id(self, item: dict[str, Any]) -> None:
+        """PROD-ITEM-6: no two items of a response state one call id."""
+        call_id = item.get("call_id")
+        if not isinstance(call_id, str) or item["type"].endswith("_output"):  # an output names its call
+            return
+        if call_id in self.call_ids:
+            self.report(
+                "PROD-ITEM-6", f"item {item['id']!r} states call_id {call_id!r}, as an earlier item does"
+            )
+        self.call_ids.add(call_id)
 
     def _named(self, event: dict[str, Any]) -> dict[str, Any]:
         """A shell command event names no item: it is the one at its output_index (PROD-ITEM-3)."""

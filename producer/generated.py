@@ -816,6 +816,27 @@ def _after_item_done(draw: st.DrawFn, draft: Draft) -> str | None:
     return f"PROD-ITEM-4: {item.id}: {way}"
 
 
+def _shared_call_id(draw: st.DrawFn, draft: Draft) -> str | None:
+    """PROD-ITEM-6: a call item states the call id of an earlier one."""
+
+    def call_id(item: Item) -> Any:
+        stated = item.added.event["item"] if item.added.event else {}
+        return stated.get("call_id") if not item.kind.endswith("_output") else None
+
+    calls = [item for item in draft.items if isinstance(call_id(item), str)]
+    picked = _pick(draw, [("", later, earlier) for n, later in enumerate(calls) for earlier in calls[:n]])
+    if picked is None:
+        return None
+    _, later, earlier = picked
+    for entry in later.entries:
+        stated = entry.event.get("item") if entry.event else None
+        for holder in (entry.event, stated):
+            if isinstance(holder, dict) and "call_id" in holder:
+                holder["call_id"] = call_id(earlier)
+    later.added.rules.append("PROD-ITEM-6")
+    return f"PROD-ITEM-6: {later.id} states the call id of {earlier.id}"
+
+
 def _wrong_item_type(draw: st.DrawFn, draft: Draft) -> str | None:
     picked = _pick(draw, [("", item, item) for item in draft.items])
     if picked is None:
@@ -1154,6 +1175,7 @@ EVENT_FAULTS: dict[str, Planter] = {
     "PROD-ITEM-3": _item_output_index,
     "PROD-ITEM-4": _after_item_done,
     "PROD-ITEM-5": _wrong_item_type,
+    "PROD-ITEM-6": _shared_call_id,
     "PROD-PART-1": _part_order,
     "PROD-PART-2": _text_outside_part,
     "PROD-TEXT-1": _text_done,
@@ -1172,7 +1194,7 @@ RULES = (*EVENT_FAULTS, *SEQUENCE_FAULTS, *SSE_FAULTS)
 # How often each fault is planted, in eighths: more often those that need what a stream may not
 # have (a completed response, an item of some kind, a part, a text with deltas, a shell call).
 WEIGHTS = {rule: 1 for rule in RULES} | {
-    **dict.fromkeys(("PROD-ITEM-2", "PROD-ITEM-3", "PROD-ITEM-4", "PROD-ITEM-5"), 2),
+    **dict.fromkeys(("PROD-ITEM-2", "PROD-ITEM-3", "PROD-ITEM-4", "PROD-ITEM-5", "PROD-ITEM-6"), 2),
     **dict.fromkeys(("PROD-TEXT-1", "PROD-TEXT-2", "PROD-LIFE-4"), 2),
     **dict.fromkeys(("PROD-PART-1", "PROD-PART-2", "PROD-DONE-1", "PROD-LIFE-5", "PROD-CALLTYPE-2"), 3),
     "PROD-CALLTYPE-1": 4,  # it needs a shell call, and one with a command whose beginning can change

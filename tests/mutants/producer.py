@@ -231,6 +231,13 @@ class UnannouncedItemsSkipped(Variant):
         return super()._item(event_type, event) if event["item_id"] in self.items else None
 
 
+class CallIdsNotCompared(Variant):
+    """Never compares the call ids of a response's items: a second call with one is taken."""
+
+    def _own_call_id(self, item: dict[str, Any]) -> None:
+        pass
+
+
 class OutputIndexOrderUnchecked(Unchecked):
     """Never checks that items are announced at output indexes 0, 1, 2, ..."""
 
@@ -388,6 +395,7 @@ MUTANTS = [
     _checker(EventOutputIndexUnchecked, "prod.event-output-index-unchecked", "PROD-ITEM-3"),
     _checker(EventsAfterItemDoneSkipped, "prod.events-after-item-done-skipped", "PROD-ITEM-4"),
     _checker(ItemTypeUnchecked, "prod.item-type-unchecked", "PROD-ITEM-5"),
+    _checker(CallIdsNotCompared, "prod.call-ids-not-compared", "PROD-ITEM-6"),
     _checker(PartOrderUnchecked, "prod.part-order-unchecked", "PROD-PART-1"),
     _checker(OpenPartAtItemDoneAllowed, "prod.open-part-at-item-done-allowed", "PROD-PART-1"),
     _checker(TextOutsidePartAllowed, "prod.text-outside-part-allowed", "PROD-PART-2"),
