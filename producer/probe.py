@@ -137,8 +137,13 @@ class Seen:
         return seen
 
     @property
+    def shown(self) -> str:
+        """The text shown as it streams: each part's deltas, or its `.done` for a part without any."""
+        return "".join("".join(d) if d else self.done.get(key, "") for key, d in self.parts.items())
+
+    @property
     def text(self) -> str:
-        """Each part's authoritative text where it came, else its deltas, parts in order."""
+        """The final text: each part's authoritative `.done` where it came, else its deltas."""
         return "".join(self.done.get(key, "".join(deltas)) for key, deltas in self.parts.items())
 
 
@@ -149,16 +154,22 @@ def judge_truth(scenario: Scenario, seen: Seen, live: bool) -> list[Finding]:
     if seen.status not in scenario.statuses:
         wanted = " or ".join(scenario.statuses)
         findings.append(Finding("truth.status", f"the client ends {seen.status or 'without an end'}, not {wanted}"))
-    channels = {"text": seen.text, "refusal": "".join(seen.refusal), "reasoning": "".join(seen.reasoning)}
-    for channel, got in channels.items():
+    channels = {
+        "text": [("final text", seen.text), ("text shown as it streams", seen.shown)],
+        "refusal": [("refusal", "".join(seen.refusal))],
+        "reasoning": [("reasoning", "".join(seen.reasoning))],
+    }
+    for channel, texts in channels.items():
+        wanted = str(expect.get(channel, ""))
         if channel not in expect:
             continue
-        wanted = str(expect[channel])
         if live and channel == "text":
-            if wanted and not got:
+            if wanted and not seen.text:
                 findings.append(Finding("truth.text", "the client shows no answer text"))
-        elif not live and got != wanted:
-            findings.append(Finding(f"truth.{channel}", f"the client's {channel}: {_parted(got, wanted)}"))
+            continue
+        parted = next(((what, got) for what, got in texts if got != wanted), None)
+        if not live and parted is not None:
+            findings.append(Finding(f"truth.{channel}", f"the client's {parted[0]}: {_parted(parted[1], wanted)}"))
     wanted_calls = expect.get("calls", [])
     refused = "".join(
         f"; {r.get('code')} for item {r.get('item_id')!r}: {r.get('message', '')}" for r in seen.refused_calls
