@@ -271,6 +271,16 @@ def _lint(args: argparse.Namespace) -> int:
 def _matrix(args: argparse.Namespace) -> int:
     from streamroute.matrix.run import run_matrix, unexplained
 
+    if args.producers:
+        from streamroute.matrix.producers import add_producer_sections, run_producers
+
+        config, reports = args.config.parent / "producer-matrix.yaml", args.reports / "producers"
+        for probed in run_producers(config, args.workdir, reports, args.only):
+            print(f"{probed.producer.id}: {probed.records[-1]['counts'] if probed.records else probed.why}")
+        add_producer_sections(config, reports, args.output)
+        print(f"streamroute matrix: wrote the producer section of {args.output}")
+        return 0
+
     matrix, reports = run_matrix(args.config, args.output, args.reports, args.workdir, args.only)
     for line in unexplained(matrix, reports):
         print(f"unexplained failure: {line}")
@@ -613,6 +623,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         default=[],
         help="run only this implementation (repeatable); the others' reports are reused",
+    )
+    matrix.add_argument(
+        "--producers",
+        action="store_true",
+        help="run the producers of producer-matrix.yaml (beside --config) through `probe` instead, "
+        "and write their section of the matrix",
     )
     matrix.set_defaults(handler=_matrix)
 

@@ -312,28 +312,20 @@ class Probe:
             return []
         findings = []
         for data in made:
+            path = self.output / "vectors" / f"{data['id']}.yaml"
+            outcome = run_vector(self.router, Vector(path, data))
+            record = {"id": data["id"], "status": outcome.status.value, "message": outcome.message}
             try:
-                path = write_vector(data, self.output / "vectors")
+                record["path"] = write_vector(data, self.output / "vectors").relative_to(self.output).as_posix()
             except ValueError as exc:  # too large for a vector file, or a value YAML cannot state
-                written = self.output / "vectors" / f"{data['id']}.yaml"
-                size = written.stat().st_size if written.exists() else 0
-                why = (
+                size = path.stat().st_size if path.exists() else 0
+                path.unlink(missing_ok=True)
+                record["message"] = "not written: " + (
                     f"its vector file would be {size} bytes, more than a vector file holds ({MAX_VECTOR_FILE_BYTES})"
                     if size > MAX_VECTOR_FILE_BYTES
                     else str(exc)
                 )
-                written.unlink(missing_ok=True)
-                result.vectors.append({"id": data["id"], "status": "not made", "message": why})
-                continue
-            outcome = run_vector(self.router, Vector(path, data))
-            result.vectors.append(
-                {
-                    "id": data["id"],
-                    "path": path.relative_to(self.output).as_posix(),
-                    "status": outcome.status.value,
-                    "message": outcome.message,
-                }
-            )
+            result.vectors.append(record)
             if outcome.status is not Status.PASSED:
                 findings.append(
                     Finding("vector", f"{self.router.name} {outcome.status.value} {data['id']}: {outcome.message}")

@@ -7,7 +7,9 @@ events for a relaying gateway, each as SSE in chunked transfer encoding, so
 that a `disconnect` step (the socket closed without the last chunk) is a
 broken stream a producer can tell from an ended one. A request to the
 endpoint the scenario does not script is answered 404 and recorded: the
-scenario is not applicable to a producer that asks it. `GET /v1/models`
+scenario is not applicable to a producer that asks it. A request that does
+not ask for a stream (`"stream": true`) gets the whole answer the stream
+builds, as one JSON body (`whole_answer`), as the real APIs answer it. `GET /v1/models`
 lists the one model any request named. Every request is recorded (its path
 and JSON body), so the probe can say what the producer asked.
 
@@ -112,6 +114,52 @@ def writes(scenario: Scenario, model: str) -> Iterator[Write]:
             yield from (_split(data) if step.get("split_utf8") else [Write(data)])
 
 
+def _merged_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool calls chat-completions deltas spell, merged by index as a client of that API does."""
+    calls: dict[int, dict[str, Any]] = {}
+    for step in steps:
+        for piece in step.get("delta", {}).get("tool_calls") or []:
+            call = calls.setdefault(piece["index"], {"type": "function", "function": {"name": "", "arguments": ""}})
+            call["id"] = piece.get("id", call.get("id"))
+            function = piece.get("function") or {}
+            call["function"]["name"] += function.get("name") or ""
+            call["function"]["arguments"] += function.get("arguments") or ""
+    return [calls[index] for index in sorted(calls)]
+
+
+def whole_answer(scenario: Scenario, model: str) -> tuple[int, Any] | None:
+    """What the upstream answers a request that does not ask for a stream: the response the
+    scenario's stream builds, as one JSON body, or its error; None: the connection breaks first."""
+    steps = [step for step in scenario.upstream.get("steps", []) for _ in range(step.get("times", 1))]
+    if any("disconnect" in step for step in steps):
+        return None
+    error = next((step["data"] for step in steps if isinstance(step.get("data"), dict) and "error" in step["data"]), None)
+    if error is not None:
+        return 500, error
+    if scenario.api == "responses":
+        events = [responses_event(step["event"], n, model) for n, step in enumerate(s for s in steps if "event" in s)]
+        final = next(e["response"] for e in reversed(events) if e["type"] in lifecycle_types())
+        return 200, final
+    deltas = [step.get("delta", {}) for step in steps]
+    message: dict[str, Any] = {"role": "assistant"}
+    for field_name in ("content", "refusal", "reasoning_content"):
+        pieces = [d[field_name] for d in deltas if isinstance(d.get(field_name), str)]
+        message[field_name] = "".join(pieces) if pieces else None
+    calls = _merged_calls(steps)
+    if calls:
+        message["tool_calls"] = calls
+    finish = next((step["finish_reason"] for step in reversed(steps) if "finish_reason" in step), "stop")
+    usage = next((step["usage"] for step in steps if "usage" in step), None)
+    return 200, {
+        "id": "chatcmpl-upstream",
+        "object": "chat.completion",
+        "created": CREATED_AT,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        **({"usage": usage} if usage else {}),
+    }
+
+
 @dataclass(frozen=True)
 class Request:
     """One request the upstream received."""
@@ -183,7 +231,19 @@ class _Handler(BaseHTTPRequestHandler):
         if "status" in upstream:
             self._json(int(upstream["status"]), upstream["body"])
             return
-        self._stream(scenario, model if isinstance(model, str) else "streamroute-probe")
+        named = model if isinstance(model, str) else "streamroute-probe"
+        if isinstance(body, dict) and body.get("stream") is True:
+            self._stream(scenario, named)
+            return
+        answer = whole_answer(scenario, named)
+        if answer is None:  # the connection breaks before the body is whole
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.close_connection = True
+            return
+        self._json(*answer)
 
     def _stream(self, scenario: Scenario, model: str) -> None:
         self.send_response(200)
