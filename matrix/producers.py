@@ -6,7 +6,8 @@ matrix is (matrix/run.py `install`: a virtualenv of pinned requirements and a co
 or an npm folder with its lockfile), then started by its `start` command on a free loopback port
 with the fake upstream on another; `config`, when given, is a template file written beside it
 with those ports filled in. `{python}`, `{dir}`, `{repo}`, `{port}`, `{upstream}` (the fake
-upstream's base URL, with /v1), `{upstream_root}` (without) and `{config}` fill the command, the
+upstream's base URL, with /v1), `{upstream_root}` (without), `{needs}` (the folder under the workdir a producer
+no registry holds runs from) and `{config}` fill the command, the
 environment, the template and `base_url` (where it serves `/responses`; default
 `http://127.0.0.1:{port}/v1`). The probe (producer/probe_run.py) writes each producer's report to
 docs/reports/producers/ID.jsonl, and what its run ran on beside it (ID.run.json).
@@ -60,7 +61,7 @@ class Producer:
     base_url: str = "http://127.0.0.1:{port}/v1"  # where it serves /responses
     config: str | None = None
     api_key: str | None = None
-    needs: str | None = None  # a folder it runs from that no registry gives; absent: skipped, saying so
+    needs: str | None = None  # a folder under the workdir it runs from, which no registry gives; absent: skipped
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,7 @@ def run_producer(matrix: ProducerMatrix, producer: Producer, workdir: Path, repo
         "upstream": f"http://127.0.0.1:{upstream_port}/v1",
         "upstream_root": f"http://127.0.0.1:{upstream_port}",
         "repo": str(Path.cwd()),  # the matrix runs from the repository root
+        "needs": str((workdir / producer.needs).resolve()) if producer.needs else "",
     }
     if producer.config:
         written = home / Path(producer.config).name
@@ -294,8 +296,8 @@ def run_producers(config: Path, workdir: Path, reports: Path, only: Sequence[str
     for producer in matrix.producers:
         if only and producer.id not in only:
             continue
-        if producer.needs and not Path(producer.needs).is_dir():
-            print(f"producer matrix: {producer.id}: skipped: {producer.needs} is not there", file=sys.stderr)
+        if producer.needs and not (workdir / producer.needs).is_dir():
+            print(f"producer matrix: {producer.id}: skipped: {workdir / producer.needs} is not there", file=sys.stderr)
             continue
         print(f"producer matrix: {producer.id}: installing, starting and probing", file=sys.stderr)
         records = run_producer(matrix, producer, workdir, reports)
