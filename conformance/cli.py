@@ -264,8 +264,9 @@ def _lint(args: argparse.Namespace) -> int:
     for problem in problems + scenario_problems:
         print(problem)
     found = len(problems) + len(scenario_problems)
-    print(f"streamroute lint: {count} vectors, {scenarios} scenarios, {found} problems")
-    return 1 if found or not count and not scenarios else 0
+    linted = f"{count} vectors" + (f", {scenarios} scenarios" if scenario_roots else "")
+    print(f"streamroute lint: {linted}, {found} problems")
+    return 1 if found or (not count and not scenarios) else 0
 
 
 def _matrix(args: argparse.Namespace) -> int:
@@ -339,8 +340,8 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _probe(args: argparse.Namespace) -> int:
     from streamroute.producer.probe import Target
-    from streamroute.producer.probe_run import REPORT, ProbeRun, ProbeUsageError, run_probe
     from streamroute.producer.probe_report import failed, summary_markdown
+    from streamroute.producer.probe_run import REPORT, ProbeRun, ProbeUsageError, run_probe
     from streamroute.producer.scenarios import BUNDLED_SCENARIOS
 
     if args.live and args.upstream_port is not None:
@@ -365,16 +366,15 @@ def _probe(args: argparse.Namespace) -> int:
         args.output,
         None if args.live else (8900 if args.upstream_port is None else args.upstream_port),
         args.only,
+        adapter=args.adapter,
+        adapter_command=args.adapter_command,
     )
-    router = load_implementation(args.adapter, args.adapter_command, DEFAULT_TIMEOUT * 10)
     try:
         records = run_probe(
-            run, router, lambda r: print(f"{r.status.value.upper()} {r.id}" + (f": {r.message}" if r.message else ""))
+            run, lambda r: print(f"{r.status.value.upper()} {r.id}" + (f": {r.message}" if r.message else ""))
         )
     except ProbeUsageError as exc:
         raise UsageError(str(exc)) from None
-    finally:
-        router.close()
     print(summary_markdown(records).split("\n\n")[1])
     print(f"streamroute probe: wrote {args.output / REPORT} and the captures beside it")
     return 1 if failed(records) else 0
@@ -567,7 +567,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="drive a producer (a Responses server or gateway) through scenarios behind a fake upstream; "
         "check, route and vectorize what it streams (spec/producer.md section 8)",
     )
-    probe.add_argument("--base-url", required=True, help="the producer's API root, e.g. http://127.0.0.1:4000/v1")
+    probe.add_argument(
+        "--base-url", required=True, help="the producer's API root, e.g. http://127.0.0.1:4000/v1"
+    )
     probe.add_argument(
         "--upstream-port",
         metavar="PORT",
@@ -575,7 +577,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the loopback port of the fake upstream the producer is pointed at (default: 8900)",
     )
     probe.add_argument(
-        "--live", action="store_true", help="a real model behind --base-url: no fake upstream, live scenarios only"
+        "--live",
+        action="store_true",
+        help="a real model behind --base-url: no fake upstream, live scenarios only",
     )
     probe.add_argument(
         "--model",
@@ -590,7 +594,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--timeout", metavar="SECONDS", type=float, default=30.0, help="the longest silence of the producer"
     )
     probe.add_argument(
-        "--scenarios", metavar="DIR", type=Path, action="append", default=[], help="instead of the bundled ones"
+        "--scenarios",
+        metavar="DIR",
+        type=Path,
+        action="append",
+        default=[],
+        help="instead of the bundled ones",
     )
     probe.add_argument("--only", metavar="ID", action="append", default=[], help="run only this scenario")
     probe.add_argument(

@@ -6,8 +6,8 @@ matrix is (matrix/run.py `install`: a virtualenv of pinned requirements and a co
 or an npm folder with its lockfile), then started by its `start` command on a free loopback port
 with the fake upstream on another; `config`, when given, is a template file written beside it
 with those ports filled in. `{python}`, `{dir}`, `{repo}`, `{port}`, `{upstream}` (the fake
-upstream's base URL, with /v1), `{upstream_root}` (without), `{needs}` (the folder under the workdir a producer
-no registry holds runs from) and `{config}` fill the command, the
+upstream's base URL, with /v1), `{upstream_root}` (without), `{needs}` (the folder under the
+workdir a producer no registry holds runs from) and `{config}` fill the command, the
 environment, the template and `base_url` (where it serves `/responses`; default
 `http://127.0.0.1:{port}/v1`). The probe (producer/probe_run.py) writes each producer's report to
 docs/reports/producers/ID.jsonl, and what its run ran on beside it (ID.run.json).
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from streamroute.conformance.suite import UsageError, load_implementation
+from streamroute.conformance.suite import UsageError
 from streamroute.conformance.vectors import read_yaml
 from streamroute.producer.exchange import wait_until_up
 from streamroute.producer.probe import Target
@@ -61,7 +61,9 @@ class Producer:
     base_url: str = "http://127.0.0.1:{port}/v1"  # where it serves /responses
     config: str | None = None
     api_key: str | None = None
-    needs: str | None = None  # a folder under the workdir it runs from, which no registry gives; absent: skipped
+    needs: str | None = (
+        None  # a folder under the workdir it runs from, which no registry gives; absent: skipped
+    )
 
 
 @dataclass(frozen=True)
@@ -204,13 +206,19 @@ def run_producer(matrix: ProducerMatrix, producer: Producer, workdir: Path, repo
     }
     if producer.config:
         written = home / Path(producer.config).name
-        written.write_text(_filled(Path(producer.config).read_text(encoding="utf-8"), values), encoding="utf-8")
+        written.write_text(
+            _filled(Path(producer.config).read_text(encoding="utf-8"), values), encoding="utf-8"
+        )
         values["config"] = str(written)
     env = {**os.environ, **{name: _filled(value, values) for name, value in producer.env.items()}}
     log = home / "producer.log"
     with log.open("w", encoding="utf-8") as out:
         process = subprocess.Popen(
-            shlex.split(_filled(producer.start, values)), cwd=home, env=env, stdout=out, stderr=subprocess.STDOUT
+            shlex.split(_filled(producer.start, values)),
+            cwd=home,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     try:
         base_url = _filled(producer.base_url, values)
@@ -229,13 +237,10 @@ def run_producer(matrix: ProducerMatrix, producer: Producer, workdir: Path, repo
             upstream_port,
             producer={"id": producer.id},
         )
-        router = load_implementation(None, None, 300)
         try:
-            records = run_probe(run, router)
+            records = run_probe(run)
         except ProbeUsageError as exc:
             raise UsageError(f"{producer.id}: {exc}") from None
-        finally:
-            router.close()
     finally:
         process.terminate()
         try:
@@ -275,7 +280,9 @@ def load_reports(matrix: ProducerMatrix, reports: Path) -> list[Probed]:
     for producer in matrix.producers:
         path = reports / f"{producer.id}.jsonl"
         if not path.exists():
-            why = f"needs {producer.needs}, not there when the matrix ran" if producer.needs else "not run yet"
+            why = (
+                f"needs {producer.needs}, not there when the matrix ran" if producer.needs else "not run yet"
+            )
             shown.append(Probed(producer, [], why))
             continue
         about = path.with_suffix(".run.json")
@@ -283,7 +290,9 @@ def load_reports(matrix: ProducerMatrix, reports: Path) -> list[Probed]:
             records = read_report(path)
         except ProbeReportError as exc:
             raise UsageError(str(exc)) from None
-        shown.append(Probed(producer, records, about=json.loads(about.read_text("utf-8")) if about.exists() else {}))
+        shown.append(
+            Probed(producer, records, about=json.loads(about.read_text("utf-8")) if about.exists() else {})
+        )
     return shown
 
 
@@ -297,7 +306,10 @@ def run_producers(config: Path, workdir: Path, reports: Path, only: Sequence[str
         if only and producer.id not in only:
             continue
         if producer.needs and not (workdir / producer.needs).is_dir():
-            print(f"producer matrix: {producer.id}: skipped: {workdir / producer.needs} is not there", file=sys.stderr)
+            print(
+                f"producer matrix: {producer.id}: skipped: {workdir / producer.needs} is not there",
+                file=sys.stderr,
+            )
             continue
         print(f"producer matrix: {producer.id}: installing, starting and probing", file=sys.stderr)
         records = run_producer(matrix, producer, workdir, reports)
@@ -356,16 +368,22 @@ def markdown(matrix: ProducerMatrix, shown: Sequence[Probed], reports_dir: str) 
             lines.append(f"| {probed.producer.label} | {probed.producer.kind} | - | - | {probed.why} |")
             continue
         counts = ", ".join(f"{n} {status}" for status, n in probed.records[-1]["counts"].items())
+        versions = _versions(probed.producer.entry, probed.about)
         lines.append(
-            f"| {probed.producer.label} | {probed.producer.kind} | {_versions(probed.producer.entry, probed.about)} "
+            f"| {probed.producer.label} | {probed.producer.kind} | {versions} "
             f"| [{probed.records[0]['started']}]({reports_dir}/{probed.producer.id}.jsonl) | {counts} |"
         )
-    lines += ["", "| finding | class | producers | checks | verified in | report |", "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| finding | class | producers | checks | verified in | report |",
+        "|---|---|---|---|---|---|",
+    ]
     for finding in matrix.findings:
         where = "<br>".join(f"`{line}`" for line in finding.source)
         lines.append(
-            f"| {finding.id}: {finding.title} | {finding.classification} | {', '.join(finding.producers) or 'all'} "
-            f"| {', '.join(finding.checks)} | {where} | [{finding.report.rpartition('/')[2]}]({finding.report}) |"
+            f"| {finding.id}: {finding.title} | {finding.classification} "
+            f"| {', '.join(finding.producers) or 'all'} | {', '.join(finding.checks)} | {where} "
+            f"| [{finding.report.rpartition('/')[2]}]({finding.report}) |"
         )
     lines += ["", f"Producer findings no finding explains: {unexplained}.", ""]
     return "\n".join(lines)
@@ -374,7 +392,9 @@ def markdown(matrix: ProducerMatrix, shown: Sequence[Probed], reports_dir: str) 
 def html(matrix: ProducerMatrix, shown: Sequence[Probed]) -> str:
     """The producer table of the page: scenarios by producers, each failed cell with its findings."""
     scenario_ids = sorted({r["id"] for p in shown for r in scenarios_of(p.records)})
-    head = "".join(f'<th data-producer="{escape(p.producer.id)}">{escape(p.producer.label)}</th>' for p in shown)
+    head = "".join(
+        f'<th data-producer="{escape(p.producer.id)}">{escape(p.producer.label)}</th>' for p in shown
+    )
     rows = []
     for scenario in scenario_ids:
         cells = []
@@ -392,15 +412,19 @@ def html(matrix: ProducerMatrix, shown: Sequence[Probed]) -> str:
                 + "</li>"
                 for f in (record or {}).get("findings", [])
             )
-            body = f"<details><summary>{status}</summary><ul>{items}</ul></details>" if items else escape(status)
-            cells.append(f'<td class="{css}" data-producer="{escape(probed.producer.id)}" data-scenario="{escape(scenario)}">{body}</td>')
+            body = (
+                f"<details><summary>{status}</summary><ul>{items}</ul></details>" if items else escape(status)
+            )
+            data = f'data-producer="{escape(probed.producer.id)}" data-scenario="{escape(scenario)}"'
+            cells.append(f'<td class="{css}" {data}>{body}</td>')
         rows.append(f"<tr><td><code>{escape(scenario)}</code></td>{''.join(cells)}</tr>")
     return "\n".join(
         [
             MARK,
             '<h2 id="producers">Producers</h2>',
             "<p>Real bridges and gateways probed through every scenario by <code>streamroute probe</code> "
-            'behind the fake upstream (<a href="producer-matrix.yaml">producer-matrix.yaml</a>); each finding '
+            'behind the fake upstream (<a href="producer-matrix.yaml">producer-matrix.yaml</a>); each '
+            "finding "
             'links its upstream-ready report in <a href="upstream/">upstream/</a>.</p>',
             f'<table id="producers-table"><thead><tr><th>scenario</th>{head}</tr></thead><tbody>',
             *rows,
@@ -428,7 +452,11 @@ def add_producer_sections(config: Path, reports: Path, output: Path) -> None:
     shown = load_reports(matrix, reports)
     relative = Path(os.path.relpath(reports.resolve(), output.resolve().parent)).as_posix()
     if output.exists():
-        output.write_text(with_section(output.read_text(encoding="utf-8"), markdown(matrix, shown, relative)), "utf-8")
+        output.write_text(
+            with_section(output.read_text(encoding="utf-8"), markdown(matrix, shown, relative)), "utf-8"
+        )
     page = output.with_suffix(".html")
     if page.exists():
-        page.write_text(with_section(page.read_text(encoding="utf-8"), html(matrix, shown), "</body>"), "utf-8")
+        page.write_text(
+            with_section(page.read_text(encoding="utf-8"), html(matrix, shown), "</body>"), "utf-8"
+        )

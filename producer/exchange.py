@@ -82,14 +82,18 @@ def post(base_url: str, body: dict[str, Any], headers: dict[str, str], timeout: 
             )
             response = connection.getresponse()
         except ConnectionRefusedError:
-            raise ServerDown(f"cannot connect to {where}: connection refused; is the producer running?") from None
+            raise ServerDown(
+                f"cannot connect to {where}: connection refused; is the producer running?"
+            ) from None
         except socket.gaierror as exc:
             raise ServerDown(f"cannot connect to {where}: {exc.strerror}") from None
         except TimeoutError:
             raise ProbeFailure(f"{where} did not answer POST {path} within {timeout:g} s") from None
         except (http.client.HTTPException, ConnectionError, OSError) as exc:
             why = str(exc) or type(exc).__name__
-            raise ProbeFailure(f"{where} answered POST {path} with something that is not HTTP ({why})") from None
+            raise ProbeFailure(
+                f"{where} answered POST {path} with something that is not HTTP ({why})"
+            ) from None
         exchange = Exchange(response.status, response.getheader("Content-Type") or "")
         _read(response, exchange, time.monotonic() + LONGEST * timeout)
         return exchange

@@ -87,7 +87,9 @@ class Target:
 
 def _parted(got: str, wanted: str) -> str:
     """Where two texts part, shown around that place."""
-    at = next((i for i, (a, b) in enumerate(zip(got, wanted)) if a != b), min(len(got), len(wanted)))
+    at = next(
+        (i for i, (a, b) in enumerate(zip(got, wanted, strict=False)) if a != b), min(len(got), len(wanted))
+    )
     start = max(0, at - SHOWN // 2)
     return (
         f"{len(got)} characters, not {len(wanted)}; they part at character {at}: "
@@ -97,7 +99,9 @@ def _parted(got: str, wanted: str) -> str:
 
 def _shown(value: Any) -> str:
     text = repr(value)
-    return text if len(text) <= 2 * SHOWN else f"{text[:SHOWN]}...{text[-SHOWN // 2 :]} ({len(text)} characters)"
+    return (
+        text if len(text) <= 2 * SHOWN else f"{text[:SHOWN]}...{text[-SHOWN // 2 :]} ({len(text)} characters)"
+    )
 
 
 @dataclass
@@ -153,7 +157,9 @@ def judge_truth(scenario: Scenario, seen: Seen, live: bool) -> list[Finding]:
     findings = []
     if seen.status not in scenario.statuses:
         wanted = " or ".join(scenario.statuses)
-        findings.append(Finding("truth.status", f"the client ends {seen.status or 'without an end'}, not {wanted}"))
+        findings.append(
+            Finding("truth.status", f"the client ends {seen.status or 'without an end'}, not {wanted}")
+        )
     channels = {
         "text": [("final text", seen.text), ("text shown as it streams", seen.shown)],
         "refusal": [("refusal", "".join(seen.refusal))],
@@ -169,7 +175,9 @@ def judge_truth(scenario: Scenario, seen: Seen, live: bool) -> list[Finding]:
             continue
         parted = next(((what, got) for what, got in texts if got != wanted), None)
         if not live and parted is not None:
-            findings.append(Finding(f"truth.{channel}", f"the client's {parted[0]}: {_parted(parted[1], wanted)}"))
+            findings.append(
+                Finding(f"truth.{channel}", f"the client's {parted[0]}: {_parted(parted[1], wanted)}")
+            )
     wanted_calls = expect.get("calls", [])
     refused = "".join(
         f"; {r.get('code')} for item {r.get('item_id')!r}: {r.get('message', '')}" for r in seen.refused_calls
@@ -178,9 +186,14 @@ def judge_truth(scenario: Scenario, seen: Seen, live: bool) -> list[Finding]:
     if live:
         if names != [call["name"] for call in wanted_calls]:
             wanted_names = [call["name"] for call in wanted_calls]
-            findings.append(Finding("truth.calls", f"the client may execute {names}, not {wanted_names}{refused}"))
+            findings.append(
+                Finding("truth.calls", f"the client may execute {names}, not {wanted_names}{refused}")
+            )
         findings += [
-            Finding("truth.calls", f"call {n} ({call['name']}) has arguments {_shown(call['arguments'])}, no object")
+            Finding(
+                "truth.calls",
+                f"call {n} ({call['name']}) has arguments {_shown(call['arguments'])}, no object",
+            )
             for n, call in enumerate(seen.calls)
             if not isinstance(call["arguments"], dict)
         ]
@@ -189,13 +202,14 @@ def judge_truth(scenario: Scenario, seen: Seen, live: bool) -> list[Finding]:
             findings.append(
                 Finding(
                     "truth.calls",
-                    f"the client may execute {len(seen.calls)} calls {names}, not {len(wanted_calls)}{refused}",
+                    f"the client may execute {len(seen.calls)} calls {names}, "
+                    f"not {len(wanted_calls)}{refused}",
                 )
             )
         else:
             findings += [
                 Finding("truth.calls", f"call {n}: {_shown(got)}, not {_shown(want)}")
-                for n, (got, want) in enumerate(zip(seen.calls, wanted_calls))
+                for n, (got, want) in enumerate(zip(seen.calls, wanted_calls, strict=True))
                 if got != want
             ]
     return findings
@@ -282,10 +296,15 @@ class Probe:
             findings.append(Finding("stream.cut", "the connection broke inside the response body"))
         elif exchange.ended == "silent":
             findings.append(
-                Finding("stream.silent", f"the producer sent nothing for {self.target.timeout:g} s, the stream open")
+                Finding(
+                    "stream.silent",
+                    f"the producer sent nothing for {self.target.timeout:g} s, the stream open",
+                )
             )
         elif exchange.ended != "end":
-            findings.append(Finding("stream.cut", f"the probe stopped reading: the stream is {exchange.ended}"))
+            findings.append(
+                Finding("stream.cut", f"the probe stopped reading: the stream is {exchange.ended}")
+            )
         if self.upstream is not None and not result.upstream and "steps" in scenario.upstream:
             findings.append(Finding("stream.upstream", "the producer answered without asking its upstream"))
         stream = Vector(capture, {"id": f"probe/{scenario.id}", "tools": scenario.tools, "events": []})
@@ -303,7 +322,9 @@ class Probe:
             result.status = Status.FAILED
             result.message = f"{len(findings)} findings: " + ", ".join(sorted({f.check for f in findings}))
 
-    def _vectors(self, scenario: Scenario, capture: Path, body: bytes, result: ScenarioResult) -> list[Finding]:
+    def _vectors(
+        self, scenario: Scenario, capture: Path, body: bytes, result: ScenarioResult
+    ) -> list[Finding]:
         """The capture as client vectors, each run against the router: it must pass them all."""
         try:
             made = vectorize(body, capture.relative_to(self.output).as_posix(), f"probe/{scenario.id}", "sse")
@@ -316,19 +337,24 @@ class Probe:
             outcome = run_vector(self.router, Vector(path, data))
             record = {"id": data["id"], "status": outcome.status.value, "message": outcome.message}
             try:
-                record["path"] = write_vector(data, self.output / "vectors").relative_to(self.output).as_posix()
+                record["path"] = (
+                    write_vector(data, self.output / "vectors").relative_to(self.output).as_posix()
+                )
             except ValueError as exc:  # too large for a vector file, or a value YAML cannot state
                 size = path.stat().st_size if path.exists() else 0
                 path.unlink(missing_ok=True)
+                too_large = (
+                    f"its vector file would be {size} bytes, more than one holds ({MAX_VECTOR_FILE_BYTES})"
+                )
                 record["message"] = "not written: " + (
-                    f"its vector file would be {size} bytes, more than a vector file holds ({MAX_VECTOR_FILE_BYTES})"
-                    if size > MAX_VECTOR_FILE_BYTES
-                    else str(exc)
+                    too_large if size > MAX_VECTOR_FILE_BYTES else str(exc)
                 )
             result.vectors.append(record)
             if outcome.status is not Status.PASSED:
                 findings.append(
-                    Finding("vector", f"{self.router.name} {outcome.status.value} {data['id']}: {outcome.message}")
+                    Finding(
+                        "vector", f"{self.router.name} {outcome.status.value} {data['id']}: {outcome.message}"
+                    )
                 )
         return findings
 

@@ -25,7 +25,11 @@ from .probe import Probe, ScenarioResult
 
 PROBE_REPORT = "urn:streamroute:schema:probe-report"
 Record = dict[str, Any]
-_JUNIT = {Status.FAILED.value: "failure", Status.ERRORED.value: "error", Status.NOT_APPLICABLE.value: "skipped"}
+_JUNIT = {
+    Status.FAILED.value: "failure",
+    Status.ERRORED.value: "error",
+    Status.NOT_APPLICABLE.value: "skipped",
+}
 
 
 class ProbeReportError(Exception):
@@ -115,7 +119,7 @@ def junit_xml(records: Sequence[Record]) -> str:
     producer = records[0]["producer"]
     for name, value in (("base_url", producer["base_url"]), ("upstream", producer["upstream"])):
         ET.SubElement(properties, "property", {"name": name, "value": value})
-    counts = Counter()
+    counts: Counter[str] = Counter()
     scenarios = scenarios_of(records)
     for record in scenarios:
         classname, _, name = ("scenarios/" + record["id"]).rpartition("/")
@@ -128,7 +132,9 @@ def junit_xml(records: Sequence[Record]) -> str:
         if tag is None:
             continue
         counts[tag] += 1
-        outcome = ET.SubElement(case, tag, {"type": record["status"], "message": record["message"].split("\n")[0]})
+        outcome = ET.SubElement(
+            case, tag, {"type": record["status"], "message": record["message"].split("\n")[0]}
+        )
         if tag != "skipped":
             outcome.text = "\n".join([record["message"], *map(_finding_line, record["findings"])])
     totals = {
@@ -168,4 +174,6 @@ def summary_markdown(records: Sequence[Record]) -> str:
 
 
 def failed(records: Sequence[Record]) -> bool:
-    return any(record["status"] in (Status.FAILED.value, Status.ERRORED.value) for record in scenarios_of(records))
+    return any(
+        record["status"] in (Status.FAILED.value, Status.ERRORED.value) for record in scenarios_of(records)
+    )

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from streamroute.conformance.implementation import Implementation
+from streamroute.conformance.suite import load_implementation
 
 from .exchange import ProbeFailure, endpoint
 from .probe import Probe, ScenarioResult, Target, probe_all
@@ -21,6 +21,7 @@ from .scenarios import Scenario, load_scenarios
 from .upstream import FakeUpstream
 
 REPORT, JUNIT, SUMMARY = "report.jsonl", "junit.xml", "summary.md"
+ROUTER_TIMEOUT = 300.0  # seconds the router has for one capture: litellm's mebibyte of arguments is 25 MB
 
 
 class ProbeUsageError(Exception):
@@ -35,12 +36,16 @@ class ProbeRun:
     upstream_port: int | None  # None: live, no fake upstream
     only: Sequence[str] = ()
     producer: dict[str, Any] = field(default_factory=dict)  # what a matrix run says of the producer
+    adapter: str | None = None  # the router that judges the captures: the reference by default
+    adapter_command: str | None = None
 
 
 def choose(roots: Sequence[Path], only: Sequence[str], live: bool) -> list[Scenario]:
     scenarios, problems = load_scenarios(roots)
     if problems:
-        raise ProbeUsageError(f"{problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+        raise ProbeUsageError(
+            f"{problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+        )
     unknown = sorted(set(only) - {s.id for s in scenarios})
     if unknown:
         raise ProbeUsageError(f"no scenario {', '.join(unknown)}")
@@ -50,10 +55,9 @@ def choose(roots: Sequence[Path], only: Sequence[str], live: bool) -> list[Scena
     return chosen
 
 
-def run_probe(
-    run: ProbeRun, router: Implementation, show: Callable[[ScenarioResult], None] = lambda _: None
-) -> list[Record]:
-    """Probe the producer and write what was found; ProbeUsageError for what stops the run at once."""
+def run_probe(run: ProbeRun, show: Callable[[ScenarioResult], None] = lambda _: None) -> list[Record]:
+    """Probe the producer and write what was found; ProbeUsageError for what stops the run at once,
+    UsageError for a router that cannot be loaded."""
     try:
         endpoint(run.target.base_url)
     except ProbeFailure as exc:
@@ -65,14 +69,23 @@ def run_probe(
     try:
         upstream = None if run.upstream_port is None else FakeUpstream(run.upstream_port)
     except OSError as exc:
-        raise ProbeUsageError(f"the fake upstream cannot listen on 127.0.0.1:{run.upstream_port}: {exc.strerror}") from None
+        raise ProbeUsageError(
+            f"the fake upstream cannot listen on 127.0.0.1:{run.upstream_port}: {exc.strerror}"
+        ) from None
     started, clock = datetime.now(timezone.utc), time.monotonic()
+    try:
+        router = load_implementation(run.adapter, run.adapter_command, ROUTER_TIMEOUT)
+    except BaseException:
+        if upstream is not None:
+            upstream.close()
+        raise
     probe = Probe(run.target, router, upstream, run.output)
     try:
         results = probe_all(probe, scenarios, show)
     except ProbeFailure as exc:  # ServerDown: nothing answers at the base URL
         raise ProbeUsageError(str(exc)) from None
     finally:
+        router.close()
         if upstream is not None:
             upstream.close()
     lines = [scenario_record(probe, result) for result in results]

@@ -81,7 +81,9 @@ class Scenario:
     @property
     def tools(self) -> list[dict[str, Any]]:
         """The request's tools as a router's tool list names them."""
-        return [{"name": tool["name"], "type": tool["type"]} for tool in self.data["request"].get("tools", [])]
+        return [
+            {"name": tool["name"], "type": tool["type"]} for tool in self.data["request"].get("tools", [])
+        ]
 
     @property
     def statuses(self) -> tuple[str, ...]:
@@ -103,7 +105,9 @@ def load_scenario(path: Path, root: Path) -> Scenario:
         raise ScenarioError(f"{path}: does not match the scenario schema: {problem}")
     expected_id = path.relative_to(root).with_suffix("").as_posix()
     if data["id"] != expected_id:
-        raise ScenarioError(f"{path}: id {data['id']!r} must be its path under the scenarios root, {expected_id!r}")
+        raise ScenarioError(
+            f"{path}: id {data['id']!r} must be its path under the scenarios root, {expected_id!r}"
+        )
     return Scenario(path, expand(data))
 
 
@@ -122,7 +126,9 @@ def load_scenarios(roots: Sequence[Path]) -> tuple[list[Scenario], list[str]]:
                 problems.append(str(exc))
                 continue
             if scenario.id in scenarios:
-                problems.append(f"{path}: duplicate id {scenario.id!r}, also in {scenarios[scenario.id].path}")
+                problems.append(
+                    f"{path}: duplicate id {scenario.id!r}, also in {scenarios[scenario.id].path}"
+                )
             else:
                 scenarios[scenario.id] = scenario
     return [scenarios[key] for key in sorted(scenarios)], problems
@@ -134,8 +140,8 @@ def upstream_events(scenario: Scenario) -> list[dict[str, Any]]:
     from .upstream import responses_event
 
     model = "streamroute-probe"
-    events = [step["event"] for step in scenario.upstream.get("steps", []) for _ in range(step.get("times", 1))
-              if "event" in step]  # fmt: skip
+    steps = scenario.upstream.get("steps", [])
+    events = [step["event"] for step in steps if "event" in step for _ in range(step.get("times", 1))]
     return [responses_event(event, number, model) for number, event in enumerate(events)]
 
 

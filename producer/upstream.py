@@ -119,7 +119,9 @@ def _merged_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     calls: dict[int, dict[str, Any]] = {}
     for step in steps:
         for piece in step.get("delta", {}).get("tool_calls") or []:
-            call = calls.setdefault(piece["index"], {"type": "function", "function": {"name": "", "arguments": ""}})
+            call = calls.setdefault(
+                piece["index"], {"type": "function", "function": {"name": "", "arguments": ""}}
+            )
             call["id"] = piece.get("id", call.get("id"))
             function = piece.get("function") or {}
             call["function"]["name"] += function.get("name") or ""
@@ -133,11 +135,17 @@ def whole_answer(scenario: Scenario, model: str) -> tuple[int, Any] | None:
     steps = [step for step in scenario.upstream.get("steps", []) for _ in range(step.get("times", 1))]
     if any("disconnect" in step for step in steps):
         return None
-    error = next((step["data"] for step in steps if isinstance(step.get("data"), dict) and "error" in step["data"]), None)
+    error = next(
+        (step["data"] for step in steps if isinstance(step.get("data"), dict) and "error" in step["data"]),
+        None,
+    )
     if error is not None:
         return 500, error
     if scenario.api == "responses":
-        events = [responses_event(step["event"], n, model) for n, step in enumerate(s for s in steps if "event" in s)]
+        events = [
+            responses_event(step["event"], n, model)
+            for n, step in enumerate(s for s in steps if "event" in s)
+        ]
         final = next(e["response"] for e in reversed(events) if e["type"] in lifecycle_types())
         return 200, final
     deltas = [step.get("delta", {}) for step in steps]

@@ -1,14 +1,16 @@
 """A fault-injecting proxy for the probe's tests: it relays a producer's `/v1/responses` stream and
 breaks it the way gateways in the middle were seen to (issue reports named in FAULTS).
 
-The proxy reads the producer's whole answer (a test producer answers at once), splits it into SSE
-events, applies its fault and streams the result on in chunked transfer encoding, so that a cut
-is a broken body the probe can see.
+Run as a program, it is a producer of the tests' own for the producer matrix (`fault_proxy.py
+PORT UPSTREAM FAULT`; fault `none` relays as it is). The proxy reads the producer's whole answer
+(a test producer answers at once), splits it into SSE events, applies its fault and streams the
+result on in chunked transfer encoding, so that a cut is a broken body the probe can see.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -47,7 +49,9 @@ def reemit_call(events: Events, _: Callable[[], Events]) -> Events:
         data = _data(event)
         if data is not None and data["type"] == "response.completed":
             output = data["response"]["output"]
-            again = [{**item, "id": item["id"] + "_again"} for item in output if item["type"] == "function_call"]
+            again = [
+                {**item, "id": item["id"] + "_again"} for item in output if item["type"] == "function_call"
+            ]
             data["response"]["output"] = output + again
             event = _event(data)
         out.append(event)
@@ -81,7 +85,13 @@ def cut_mid_event(events: Events, _: Callable[[], Events]) -> Events:
     return [*events[:half], events[half][: len(events[half]) // 2]]
 
 
+def none(events: Events, _: Callable[[], Events]) -> Events:
+    """A correct relaying gateway: every event passed on as it came."""
+    return events
+
+
 FAULTS: dict[str, Callable[[Events, Callable[[], Events]], Events]] = {
+    "none": none,
     "drop-content-part-added": drop_content_part_added,
     "reemit-call": reemit_call,
     "rotate-item-ids": rotate_item_ids,
@@ -94,7 +104,7 @@ CUTS = frozenset({"cut-mid-event"})  # faults whose body ends without its last c
 class FaultProxy:
     """On 127.0.0.1, any free port: relays POST /v1/responses to `target` (a base URL) with `fault`."""
 
-    def __init__(self, target: str, fault: str) -> None:
+    def __init__(self, target: str, fault: str, port: int = 0) -> None:
         apply = FAULTS[fault]
 
         class Handler(BaseHTTPRequestHandler):
@@ -120,7 +130,7 @@ class FaultProxy:
                 self.wfile.flush()
                 self.close_connection = True
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
 
@@ -131,3 +141,10 @@ class FaultProxy:
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+    def serve_forever(self) -> None:
+        threading.Event().wait()
+
+
+if __name__ == "__main__":  # a relaying gateway of the tests' own: fault_proxy.py PORT UPSTREAM FAULT
+    FaultProxy(sys.argv[2], sys.argv[3], int(sys.argv[1])).serve_forever()
