@@ -361,6 +361,7 @@ def _probe(args: argparse.Namespace) -> int:
             {"chat-completions": "streamroute-probe", "responses": "streamroute-probe", **models},
             {"Authorization": f"Bearer {args.api_key}"} if args.api_key else {},
             args.timeout,
+            args.transport,
         ),
         args.scenarios or [BUNDLED_SCENARIOS],
         args.output,
@@ -588,6 +589,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         help="the model to ask for (default streamroute-probe); chat-completions=NAME or responses=NAME "
         "for the scenarios of one upstream API (repeatable)",
+    )
+    probe.add_argument(
+        "--transport",
+        choices=["sse", "websocket"],
+        default="sse",
+        help="POST and read SSE (default), or the Responses API's WebSocket mode on the same path",
     )
     probe.add_argument("--api-key", help="sent as a bearer token")
     probe.add_argument(

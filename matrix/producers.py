@@ -61,9 +61,8 @@ class Producer:
     base_url: str = "http://127.0.0.1:{port}/v1"  # where it serves /responses
     config: str | None = None
     api_key: str | None = None
-    needs: str | None = (
-        None  # a folder under the workdir it runs from, which no registry gives; absent: skipped
-    )
+    transport: str = "sse"  # or websocket: the Responses API's WebSocket mode
+    needs: str | None = None  # a folder under the workdir it runs from, no registry's; absent: skipped
 
 
 @dataclass(frozen=True)
@@ -131,8 +130,11 @@ def load_producer_matrix(path: Path) -> ProducerMatrix:
         if not isinstance(item, dict):
             raise UsageError(f"{where}: expected a mapping")
         producer_id = _text(item, "id", where)
+        transport = item.get("transport", "sse")
+        if transport not in ("sse", "websocket"):
+            raise UsageError(f"{where}: `transport` must be sse or websocket")
         entry = Entry(
-            producer_id,
+            item.get("installs_with") or producer_id,  # the folder it is installed in: another's, to share it
             producer_id,
             "{dir}",  # `install` answers with the folder it installed into
             _text(item, "kind", where),
@@ -152,6 +154,7 @@ def load_producer_matrix(path: Path) -> ProducerMatrix:
                 item.get("base_url") or "http://127.0.0.1:{port}/v1",
                 item.get("config"),
                 item.get("api_key"),
+                transport,
                 item.get("needs"),
             )
         )
@@ -211,7 +214,7 @@ def run_producer(matrix: ProducerMatrix, producer: Producer, workdir: Path, repo
         )
         values["config"] = str(written)
     env = {**os.environ, **{name: _filled(value, values) for name, value in producer.env.items()}}
-    log = home / "producer.log"
+    log = home / f"{producer.id}.log"  # one installed with another has its own
     with log.open("w", encoding="utf-8") as out:
         process = subprocess.Popen(
             shlex.split(_filled(producer.start, values)),
@@ -231,11 +234,12 @@ def run_producer(matrix: ProducerMatrix, producer: Producer, workdir: Path, repo
                 producer.models,
                 {"Authorization": f"Bearer {producer.api_key}"} if producer.api_key else {},
                 matrix.timeout,
+                producer.transport,
             ),
             [BUNDLED_SCENARIOS],
-            home / "probe",
+            home / "probe" / producer.id,
             upstream_port,
-            producer={"id": producer.id},
+            producer={"id": producer.id, "transport": producer.transport},
         )
         try:
             records = run_probe(run)
@@ -249,7 +253,7 @@ def run_producer(matrix: ProducerMatrix, producer: Producer, workdir: Path, repo
             process.kill()
             process.wait()
     reports.mkdir(parents=True, exist_ok=True)
-    (reports / f"{producer.id}.jsonl").write_bytes((home / "probe" / REPORT).read_bytes())
+    (reports / f"{producer.id}.jsonl").write_bytes((home / "probe" / producer.id / REPORT).read_bytes())
     about = describe_run(producer.entry, workdir)
     (reports / f"{producer.id}.run.json").write_text(json.dumps(about, indent=2) + "\n", encoding="utf-8")
     return records

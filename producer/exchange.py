@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from .checker import Format
+
 MAX_BODY = 256 << 20  # bytes read of one stream at most: a producer that never stops is cut here
 LONGEST = 20  # timeouts one stream may last in all: a producer that trickles for ever is cut then
 
@@ -36,19 +38,25 @@ class Exchange:
     content_type: str
     chunks: list[bytes] = field(default_factory=list)
     ended: str = "end"  # end, cut (the connection broke inside the body), silent, too large, too long
+    format: Format = "sse"  # how the chunks hold the events: SSE bytes, or (a WebSocket's) JSON Lines
 
     @property
     def body(self) -> bytes:
         return b"".join(self.chunks)
 
     @property
-    def is_sse(self) -> bool:
+    def is_stream(self) -> bool:
+        """An SSE stream, or a WebSocket opened."""
+        if self.format == "jsonl":
+            return self.status == 101
         return self.status == 200 and self.content_type.split(";")[0].strip().lower() == "text/event-stream"
 
     def described(self) -> str:
-        """The answer in one line, when it is no SSE stream."""
+        """The answer in one line, when it is no stream."""
         text = self.body[:200].decode("utf-8", "replace")
         shown = " ".join(text.split()) or "an empty body"
+        if self.content_type == "websocket":
+            return f"HTTP {self.status} to the WebSocket upgrade, not 101: {shown}"
         return f"HTTP {self.status} ({self.content_type or 'no content type'}), not an SSE stream: {shown}"
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from streamroute.conformance.implementation import AdapterFailure, AdapterSkipped, Implementation, Produced
-from streamroute.conformance.limits import MAX_VECTOR_FILE_BYTES
+from streamroute.conformance.limits import MAX_VECTOR_FILE_BYTES, loads
 from streamroute.conformance.requirements import read_requirements
 from streamroute.conformance.results import Status, run_vector
 from streamroute.conformance.schemas import SPEC_DIR
@@ -47,6 +47,7 @@ from .exchange import Exchange, ProbeFailure, post
 from .scenarios import Scenario
 from .upstream import FakeUpstream
 from .vectorize import VectorizeError, vectorize
+from .websocket import websocket_exchange
 
 SHOWN = 60  # characters of a text shown on each side of where two texts part
 
@@ -83,6 +84,7 @@ class Target:
     models: dict[str, str]  # the model name to ask for, by the upstream API a scenario scripts
     headers: dict[str, str] = field(default_factory=dict)
     timeout: float = 30.0  # the longest silence, in seconds
+    transport: str = "sse"  # or websocket: the Responses API's WebSocket mode
 
 
 def _parted(got: str, wanted: str) -> str:
@@ -215,8 +217,15 @@ def judge_truth(scenario: Scenario, seen: Seen, live: bool) -> list[Finding]:
     return findings
 
 
-def _file_name(scenario_id: str) -> str:
-    return scenario_id + ".sse"
+def _events(exchange: Exchange) -> list[Any]:
+    """A WebSocket's messages as events; one that is not JSON is the checker's to report."""
+    events = []
+    for line in exchange.chunks:
+        try:
+            events.append(loads(line.decode("utf-8", "replace")))
+        except ValueError:
+            continue
+    return events
 
 
 class Probe:
@@ -253,8 +262,9 @@ class Probe:
             result.message = f"no model is named for a {scenario.api} upstream (--model {scenario.api}=NAME)"
             return result
         body = {**scenario.request, "model": model, "stream": True}
+        ask = websocket_exchange if self.target.transport == "websocket" else post
         try:
-            exchange = post(self.target.base_url, body, self.target.headers, self.target.timeout)
+            exchange = ask(self.target.base_url, body, self.target.headers, self.target.timeout)
         except ProbeFailure as failure:
             if type(failure) is not ProbeFailure:  # ServerDown: no scenario can run
                 raise
@@ -272,7 +282,7 @@ class Probe:
                 f"the producer asks its upstream for {', '.join(other)}; the scenario scripts {scenario.api}"
             )
             return result
-        if not exchange.is_sse:
+        if not exchange.is_stream:
             passed_on = "status" in scenario.upstream and exchange.status >= 400
             result.status = Status.PASSED if passed_on else Status.ERRORED
             result.message = (
@@ -285,15 +295,16 @@ class Probe:
         return result
 
     def _judge(self, scenario: Scenario, exchange: Exchange, result: ScenarioResult) -> None:
-        capture = self.output / "captures" / _file_name(scenario.id)
+        capture = self.output / "captures" / f"{scenario.id}.{exchange.format}"
         capture.parent.mkdir(parents=True, exist_ok=True)
         capture.write_bytes(exchange.body)
         result.capture = capture.relative_to(self.output).as_posix()
         findings = [
-            Finding(v.requirement, v.message, v.at) for v in check_capture(exchange.body, "sse").violations
+            Finding(v.requirement, v.message, v.at)
+            for v in check_capture(exchange.body, exchange.format).violations
         ]
         if exchange.ended == "cut":
-            findings.append(Finding("stream.cut", "the connection broke inside the response body"))
+            findings.append(Finding("stream.cut", "the connection broke before the stream ended"))
         elif exchange.ended == "silent":
             findings.append(
                 Finding(
@@ -307,27 +318,34 @@ class Probe:
             )
         if self.upstream is not None and not result.upstream and "steps" in scenario.upstream:
             findings.append(Finding("stream.upstream", "the producer answered without asking its upstream"))
-        stream = Vector(capture, {"id": f"probe/{scenario.id}", "tools": scenario.tools, "events": []})
+        events = _events(exchange) if exchange.format == "jsonl" else []
+        stream = Vector(capture, {"id": f"probe/{scenario.id}", "tools": scenario.tools, "events": events})
         try:
-            seen = Seen.of(self.router.produce_stream(stream, exchange.chunks).produced)
+            produced = (
+                self.router.produce(stream)
+                if exchange.format == "jsonl"
+                else self.router.produce_stream(stream, exchange.chunks).produced
+            )
+            seen = Seen.of(produced)
         except (AdapterFailure, AdapterSkipped) as failure:
             result.status = Status.ERRORED
             result.message = f"the router {self.router.name} failed on the capture: {failure}"
             result.findings = findings
             return
         findings += judge_truth(scenario, seen, self.live)
-        findings += self._vectors(scenario, capture, exchange.body, result)
+        findings += self._vectors(scenario, capture, exchange, result)
         result.findings = findings
         if findings:
             result.status = Status.FAILED
             result.message = f"{len(findings)} findings: " + ", ".join(sorted({f.check for f in findings}))
 
     def _vectors(
-        self, scenario: Scenario, capture: Path, body: bytes, result: ScenarioResult
+        self, scenario: Scenario, capture: Path, exchange: Exchange, result: ScenarioResult
     ) -> list[Finding]:
         """The capture as client vectors, each run against the router: it must pass them all."""
+        source = capture.relative_to(self.output).as_posix()
         try:
-            made = vectorize(body, capture.relative_to(self.output).as_posix(), f"probe/{scenario.id}", "sse")
+            made = vectorize(exchange.body, source, f"probe/{scenario.id}", exchange.format)
         except VectorizeError as exc:
             result.vectors.append({"id": f"probe/{scenario.id}", "status": "not made", "message": str(exc)})
             return []

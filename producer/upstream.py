@@ -13,8 +13,11 @@ builds, as one JSON body (`whole_answer`), as the real APIs answer it. `GET /v1/
 lists the one model any request named. Every request is recorded (its path
 and JSON body), so the probe can say what the producer asked.
 
-Served to a client directly, its `/v1/responses` is a correct producer of a
-relaying scenario: the tests put their fault-injecting proxy in front of it.
+A WebSocket upgrade of `/v1/responses` is the Responses API's WebSocket mode:
+each `response.create` is answered with the scenario's events, a text message
+each (websocket.py). Served to a client directly, its `/v1/responses` is a
+correct producer of a relaying scenario: the tests put their fault-injecting
+proxy in front of it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 from streamroute.conformance.event_types import lifecycle_types
 
 from .scenarios import Scenario
+from .websocket import TEXT, Closed, accept_key, frame, messages
 
 ENDPOINTS = {"/chat/completions": "chat-completions", "/responses": "responses"}
 CREATED_AT = 1_767_225_600  # 2026-01-01: a fixed time, so that captures of one scenario compare equal
@@ -90,8 +94,9 @@ def _split(data: bytes) -> Iterator[Write]:
     yield Write(data[lead + 1 :])
 
 
-def writes(scenario: Scenario, model: str) -> Iterator[Write]:
-    """What the upstream sends for one request of the scenario, in order."""
+def writes(scenario: Scenario, model: str, split: bool = True) -> Iterator[Write]:
+    """What the upstream sends for one request of the scenario, in order; `split` false: each
+    event in one write, as a WebSocket message holds it whole."""
     number = 0
     for step in scenario.upstream.get("steps", []):
         for _ in range(step.get("times", 1)):
@@ -111,7 +116,7 @@ def writes(scenario: Scenario, model: str) -> Iterator[Write]:
                 data = _sse("[DONE]")
             else:
                 data = _sse(chat_chunk(step, model))
-            yield from (_split(data) if step.get("split_utf8") else [Write(data)])
+            yield from (_split(data) if split and step.get("split_utf8") else [Write(data)])
 
 
 def _merged_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -206,7 +211,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:
-        if self._endpoint() == "/models":
+        if self.headers.get("Upgrade", "").lower() == "websocket":
+            self._websocket()
+        elif self._endpoint() == "/models":
             with self.server.state.lock:
                 models = sorted(self.server.state.models) or ["streamroute-probe"]
             listed = [{"id": name, "object": "model", "created": CREATED_AT, "owned_by": "streamroute"}
@@ -252,6 +259,47 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         self._json(*answer)
+
+    def _websocket(self) -> None:
+        """The WebSocket mode of a Responses upstream: each `response.create` is answered with the
+        scenario's events, one a text message; a `disconnect` step drops the connection."""
+        self.send_response(101)
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", accept_key(self.headers.get("Sec-WebSocket-Key", "")))
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        state = self.server.state
+        try:
+            for message in messages(self.rfile, self.connection, masked=False):
+                try:
+                    body = json.loads(message)
+                except ValueError:
+                    body = message.decode("utf-8", "replace")
+                api = ENDPOINTS.get(self._endpoint())
+                with state.lock:
+                    state.requests.append(Request("WEBSOCKET", self.path, api, body))
+                    scenario = state.scenario
+                if scenario is None or api != scenario.api or "steps" not in scenario.upstream:
+                    error = {
+                        "type": "error",
+                        "error": {"type": "invalid_request_error", "message": "not scripted"},
+                    }
+                    self.connection.sendall(frame(TEXT, json.dumps(error).encode(), masked=False))
+                    continue
+                model = body.get("model") if isinstance(body, dict) else None
+                named = model if isinstance(model, str) else "streamroute-probe"
+                for write in writes(scenario, named, split=False):
+                    if write.disconnect:
+                        return
+                    if write.pause:
+                        time.sleep(write.pause)
+                    for line in write.data.decode("utf-8", "replace").split("\n"):
+                        if line.startswith("data: "):
+                            self.connection.sendall(frame(TEXT, line[len("data: ") :].encode(), masked=False))
+        except (Closed, OSError):
+            return
 
     def _stream(self, scenario: Scenario, model: str) -> None:
         self.send_response(200)

@@ -62,6 +62,40 @@ def test_a_correct_producer_passes_and_its_capture_is_a_vector_the_router_passes
     assert (tmp_path / result.vectors[0]["path"]).is_file()
 
 
+@pytest.mark.parametrize("scenario", ["relay/text", "relay/tool-call", "relay/error-event"])
+def test_the_websocket_mode_of_a_correct_producer_passes_and_its_capture_is_json_lines(
+    scenario: str, router: Implementation, upstream: FakeUpstream, tmp_path: Path
+) -> None:
+    target = Target(upstream.base_url, MODELS, {}, 5, "websocket")
+    result = Probe(target, router, upstream, tmp_path).run(SCENARIOS[scenario])
+    assert result.status.value == "passed", result.findings
+    assert result.capture == f"captures/{scenario}.jsonl"
+    lines = (tmp_path / result.capture).read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["type"] for line in lines][-1] in ("response.completed", "response.failed")
+    assert [v["status"] for v in result.vectors] == ["passed"]
+
+
+def test_a_websocket_that_breaks_before_the_terminal_event_is_caught(
+    router: Implementation, upstream: FakeUpstream, tmp_path: Path
+) -> None:
+    target = Target(upstream.base_url, MODELS, {}, 5, "websocket")
+    result = Probe(target, router, upstream, tmp_path).run(SCENARIOS["relay/disconnect"])
+    assert {"PROD-LIFE-2", "stream.cut", "truth.status"} <= _checks(result)
+
+
+def test_a_server_that_refuses_the_websocket_upgrade_is_named(
+    router: Implementation, upstream: FakeUpstream, tmp_path: Path
+) -> None:
+    with _listener() as server:
+        _serve_once(server, b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+        result = Probe(Target(url, MODELS, {}, 5, "websocket"), router, upstream, tmp_path).run(
+            SCENARIOS["relay/text"]
+        )
+    assert result.status.value == "errored"
+    assert result.message == "HTTP 404 to the WebSocket upgrade, not 101: HTTP/1.1 404 Not Found"
+
+
 # Each fault of the proxy, a scenario it shows in, and what the probe must name.
 CAUGHT = {
     "drop-content-part-added": ("relay/text", {"PROD-PART-2"}),
