@@ -28,7 +28,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -43,7 +43,7 @@ from streamroute.producer.probe_report import ProbeReportError, Record, read_rep
 from streamroute.producer.probe_run import REPORT, ProbeRun, ProbeUsageError, run_probe
 from streamroute.producer.scenarios import BUNDLED_SCENARIOS
 
-from .run import Entry, _versions, describe_run, install
+from .run import Entry, _strings, _text, _versions, describe_run, install
 
 START_SECONDS = 180  # how long a producer may take to listen: litellm's proxy imports for a while
 MARK = "<!-- producer matrix -->"  # where the producer section begins, in docs/matrix.md and the page
@@ -96,13 +96,6 @@ class ProducerMatrix:
         return next((f for f in self.findings if f.explains(producer, scenario, finding)), None)
 
 
-def _text(item: dict[str, Any], key: str, where: str) -> str:
-    value = item.get(key)
-    if not isinstance(value, str) or not value:
-        raise UsageError(f"{where}: `{key}` must be a non-empty string")
-    return value
-
-
 def _mapping(item: dict[str, Any], key: str, where: str) -> dict[str, str]:
     value = item.get(key) or {}
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
@@ -110,11 +103,13 @@ def _mapping(item: dict[str, Any], key: str, where: str) -> dict[str, str]:
     return {str(k): v for k, v in value.items()}
 
 
-def _strings(item: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
-    value = item.get(key) or []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UsageError(f"{where}: `{key}` must be a list of strings")
-    return tuple(value)
+def _items(data: dict[str, Any], key: str, path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each mapping of the list `key`, with where it is, for messages."""
+    for number, item in enumerate(data.get(key) or []):
+        where = f"{path}: {key}[{number}]"
+        if not isinstance(item, dict):
+            raise UsageError(f"{where}: expected a mapping")
+        yield where, item
 
 
 def load_producer_matrix(path: Path) -> ProducerMatrix:
@@ -125,10 +120,7 @@ def load_producer_matrix(path: Path) -> ProducerMatrix:
     if not isinstance(data, dict) or not isinstance(data.get("producers"), list):
         raise UsageError(f"{path}: expected a mapping with a list of `producers`")
     producers = []
-    for number, item in enumerate(data["producers"]):
-        where = f"{path}: producers[{number}]"
-        if not isinstance(item, dict):
-            raise UsageError(f"{where}: expected a mapping")
+    for where, item in _items(data, "producers", path):
         producer_id = _text(item, "id", where)
         transport = item.get("transport", "sse")
         if transport not in ("sse", "websocket"):
@@ -138,7 +130,7 @@ def load_producer_matrix(path: Path) -> ProducerMatrix:
             producer_id,
             "{dir}",  # `install` answers with the folder it installed into
             _text(item, "kind", where),
-            _strings(item, "pip", where),
+            _strings(item.get("pip"), f"{where}: pip"),
             item.get("constraints"),
             item.get("npm"),
         )
@@ -159,8 +151,7 @@ def load_producer_matrix(path: Path) -> ProducerMatrix:
             )
         )
     findings = []
-    for number, item in enumerate(data.get("findings") or []):
-        where = f"{path}: findings[{number}]"
+    for where, item in _items(data, "findings", path):
         try:
             pattern = re.compile(_text(item, "match", where))
         except re.error as exc:
@@ -170,12 +161,12 @@ def load_producer_matrix(path: Path) -> ProducerMatrix:
                 _text(item, "id", where),
                 _text(item, "title", where),
                 _text(item, "class", where),
-                _strings(item, "checks", where),
+                _strings(item.get("checks"), f"{where}: checks"),
                 pattern,
                 _text(item, "report", where),
-                _strings(item, "source", where),
-                _strings(item, "producers", where),
-                _strings(item, "scenarios", where),
+                _strings(item.get("source"), f"{where}: source"),
+                _strings(item.get("producers"), f"{where}: producers"),
+                _strings(item.get("scenarios"), f"{where}: scenarios"),
             )
         )
     timeout = data.get("timeout", 30)

@@ -5,6 +5,7 @@ relaying gateway); and, slow, litellm's proxy started as its docs say."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -190,3 +191,25 @@ def test_litellms_proxy_started_as_its_docs_say_runs_every_scenario(tmp_path: Pa
             "id"
         ]
         assert all(v["status"] == "passed" for v in record["vectors"]), record["id"]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("producers: 3\n", "expected a mapping with a list of `producers`"),
+        ("producers: [7]\n", "producers[0]: expected a mapping"),
+        (
+            "producers: [{id: a, label: a, kind: k, start: s, transport: carrier-pigeon}]\n",
+            "producers[0]: `transport` must be sse or websocket",
+        ),
+        (
+            "producers: []\nfindings: [{id: P, title: t, class: bug, checks: [x], match: '(', report: r}]\n",
+            "findings[0]: bad `match`",
+        ),
+    ],
+)
+def test_a_bad_producer_matrix_file_is_refused_in_one_line(tmp_path: Path, text: str, problem: str) -> None:
+    config = tmp_path / "producer-matrix.yaml"
+    config.write_text(text, encoding="utf-8")
+    with pytest.raises(UsageError, match=re.escape(problem)):
+        load_producer_matrix(config)
