@@ -337,7 +337,10 @@ class Probe:
         result.findings = findings
         if findings:
             result.status = Status.FAILED
-            result.message = f"{len(findings)} findings: " + ", ".join(sorted({f.check for f in findings}))
+            count = len(findings)
+            result.message = f"{count} finding{'s' * (count != 1)}: " + ", ".join(
+                sorted({f.check for f in findings})
+            )
 
     def _vectors(
         self, scenario: Scenario, capture: Path, exchange: Exchange, result: ScenarioResult

@@ -167,18 +167,19 @@ def _free_port() -> int:
         return int(server.getsockname()[1])
 
 
-def _serve_once(server: socket.socket, answer: bytes | None) -> None:
-    """Accept one connection; write `answer` (None: say nothing) and close it."""
+def _serve_once(server: socket.socket, answer: bytes | None, hold: bool = False) -> None:
+    """Accept one connection; write `answer` (None: say nothing) and close it, or with `hold`, keep
+    it open until the client gives up."""
 
     def run() -> None:
         connection, _ = server.accept()
         with connection:
             connection.recv(65536)
-            if answer is None:
+            if answer is not None:
+                connection.sendall(answer)
+            if answer is None or hold:
                 while connection.recv(65536):  # until the client gives up
                     pass
-            else:
-                connection.sendall(answer)
 
     threading.Thread(target=run, daemon=True).start()
 
@@ -208,6 +209,19 @@ def test_a_slow_producer_is_an_errored_scenario(
         result = Probe(Target(url, MODELS, {}, 0.5), router, upstream, tmp_path).run(SCENARIOS["relay/text"])
     assert result.status.value == "errored"
     assert result.message == f"{url.removesuffix('/v1')} did not answer POST /v1/responses within 0.5 s"
+
+
+def test_a_producer_that_falls_silent_mid_stream_is_a_finding(
+    tmp_path: Path, router: Implementation, upstream: FakeUpstream
+) -> None:
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+    created = b'data: {"type": "response.created", "sequence_number": 0, "response": {"id": "r"}}\n\n'
+    with _listener() as server:
+        _serve_once(server, head + created, hold=True)
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+        result = Probe(Target(url, MODELS, {}, 0.5), router, upstream, tmp_path).run(SCENARIOS["relay/text"])
+    assert result.status.value == "failed"
+    assert "stream.silent" in _checks(result)
 
 
 @pytest.mark.parametrize(
@@ -267,6 +281,21 @@ def test_the_command_writes_a_report_junit_a_summary_and_captures(
     capture = tmp_path / "out" / "captures" / "relay" / "text.sse"
     assert main(["vectorize", str(capture), "--output", str(tmp_path / "v"), "--id", "probe/text"]) == 0
     assert main(["run", "--vectors", str(tmp_path / "v")]) == 0
+
+
+def test_the_command_drives_the_websocket_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    port = _free_port()
+    base = [
+        "--base-url",
+        f"http://127.0.0.1:{port}/v1",
+        "--upstream-port",
+        str(port),
+        "--transport",
+        "websocket",
+    ]
+    assert main(["probe", *base, "--output", str(tmp_path), "--only", "relay/tool-call"]) == 0
+    assert "PASSED relay/tool-call" in capsys.readouterr().out
+    assert (tmp_path / "captures" / "relay" / "tool-call.jsonl").is_file()
 
 
 def test_a_failing_producer_fails_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

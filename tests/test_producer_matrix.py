@@ -5,6 +5,7 @@ relaying gateway); and, slow, litellm's proxy started as its docs say."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import sys
@@ -178,9 +179,11 @@ def test_a_producer_that_needs_a_checkout_not_there_is_skipped_and_says_so(tmp_p
 @pytest.mark.slow
 def test_litellms_proxy_started_as_its_docs_say_runs_every_scenario(tmp_path: Path) -> None:
     """The command litellm's docs give (`litellm --config ...`, `litellm[proxy]`), installed from the
-    pinned lockfiles into .matrix/ (reused while the pins stay), in front of the fake upstream."""
+    pinned lockfiles into .matrix/ (or STREAMROUTE_MATRIX_WORKDIR; reused while the pins stay), in
+    front of the fake upstream."""
     reports = tmp_path / "reports"
-    shown = run_producers(CONFIG, ROOT / ".matrix", reports, ["litellm-proxy-1.110.2"])
+    workdir = Path(os.environ.get("STREAMROUTE_MATRIX_WORKDIR", ROOT / ".matrix"))
+    shown = run_producers(CONFIG, workdir, reports, ["litellm-proxy-1.110.2"])
     probed = next(p for p in shown if p.producer.id == "litellm-proxy-1.110.2")
     records = scenarios_of(probed.records)
     assert [r["id"] for r in records] == SCENARIO_IDS
