@@ -42,9 +42,10 @@ from streamroute.conformance.schemas import SPEC_DIR
 from streamroute.conformance.vector_files import write_vector
 from streamroute.conformance.vectors import Vector
 
-from .checker import check_capture
+from .checker import Violation, check_capture, read_jsonl
 from .exchange import Exchange, ProbeFailure, post
 from .scenarios import Scenario
+from .session_checker import check_session_capture
 from .upstream import FakeUpstream
 from .vectorize import VectorizeError, vectorize
 from .websocket import websocket_exchange
@@ -217,6 +218,22 @@ def judge_truth(scenario: Scenario, seen: Seen, live: bool) -> list[Finding]:
     return findings
 
 
+_CREATE = {"control": "send", "message": {"type": "response.create"}}  # the session's client step
+
+
+def _violations(exchange: Exchange) -> list[Violation]:
+    """What the producer checker finds: in SSE bytes, or in a WebSocket's messages, which are a
+    session and checked as one (spec/session.md section 10: an `error` may end a turn)."""
+    if exchange.format == "sse":
+        return check_capture(exchange.body, "sse").violations
+    return check_session_capture(read_jsonl(exchange.body)[0])
+
+
+def _only_errors(events: list[Any]) -> bool:
+    """A WebSocket's answer that began no response: `error` events only, as an HTTP error is."""
+    return bool(events) and all(isinstance(e, dict) and e.get("type") == "error" for e in events)
+
+
 def _events(exchange: Exchange) -> list[Any]:
     """A WebSocket's messages as events; one that is not JSON is the checker's to report."""
     events = []
@@ -299,10 +316,7 @@ class Probe:
         capture.parent.mkdir(parents=True, exist_ok=True)
         capture.write_bytes(exchange.body)
         result.capture = capture.relative_to(self.output).as_posix()
-        findings = [
-            Finding(v.requirement, v.message, v.at)
-            for v in check_capture(exchange.body, exchange.format).violations
-        ]
+        findings = [Finding(v.requirement, v.message, v.at) for v in _violations(exchange)]
         if exchange.ended == "cut":
             findings.append(Finding("stream.cut", "the connection broke before the stream ended"))
         elif exchange.ended == "silent":
@@ -318,7 +332,9 @@ class Probe:
             )
         if self.upstream is not None and not result.upstream and "steps" in scenario.upstream:
             findings.append(Finding("stream.upstream", "the producer answered without asking its upstream"))
-        events = _events(exchange) if exchange.format == "jsonl" else []
+        # A WebSocket's turn is routed as the session it is (spec/session.md): the client's
+        # `response.create`, then the server's messages.
+        events = [_CREATE, *_events(exchange)] if exchange.format == "jsonl" else []
         stream = Vector(capture, {"id": f"probe/{scenario.id}", "tools": scenario.tools, "events": events})
         try:
             produced = (
@@ -332,7 +348,10 @@ class Probe:
             result.message = f"the router {self.router.name} failed on the capture: {failure}"
             result.findings = findings
             return
-        findings += judge_truth(scenario, seen, self.live)
+        if seen.status is None and "status" in scenario.upstream and _only_errors(events[1:]):
+            result.message = f"the upstream's HTTP {scenario.upstream['status']} answered as an error event"
+        else:
+            findings += judge_truth(scenario, seen, self.live)
         findings += self._vectors(scenario, capture, exchange, result)
         result.findings = findings
         if findings:

@@ -262,7 +262,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _websocket(self) -> None:
         """The WebSocket mode of a Responses upstream: each `response.create` is answered with the
-        scenario's events, one a text message; a `disconnect` step drops the connection."""
+        scenario's events, one a text message, up to an `error`, which ends the turn there
+        (spec/session.md); a `disconnect` step drops the connection."""
         self.send_response(101)
         self.send_header("Upgrade", "websocket")
         self.send_header("Connection", "Upgrade")
@@ -295,9 +296,14 @@ class _Handler(BaseHTTPRequestHandler):
                         return
                     if write.pause:
                         time.sleep(write.pause)
-                    for line in write.data.decode("utf-8", "replace").split("\n"):
-                        if line.startswith("data: "):
-                            self.connection.sendall(frame(TEXT, line[len("data: ") :].encode(), masked=False))
+                    data = next(
+                        (line for line in write.data.split(b"\n") if line.startswith(b"data: ")), None
+                    )
+                    if data is None:
+                        continue
+                    self.connection.sendall(frame(TEXT, data[len(b"data: ") :], masked=False))
+                    if json.loads(data[len(b"data: ") :]).get("type") == "error":
+                        break  # an error ends the turn on a WebSocket: no terminal event follows it
         except (Closed, OSError):
             return
 

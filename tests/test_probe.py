@@ -62,7 +62,7 @@ def test_a_correct_producer_passes_and_its_capture_is_a_vector_the_router_passes
     assert (tmp_path / result.vectors[0]["path"]).is_file()
 
 
-@pytest.mark.parametrize("scenario", ["relay/text", "relay/tool-call", "relay/error-event"])
+@pytest.mark.parametrize("scenario", ["relay/text", "relay/tool-call"])
 def test_the_websocket_mode_of_a_correct_producer_passes_and_its_capture_is_json_lines(
     scenario: str, router: Implementation, upstream: FakeUpstream, tmp_path: Path
 ) -> None:
@@ -71,8 +71,18 @@ def test_the_websocket_mode_of_a_correct_producer_passes_and_its_capture_is_json
     assert result.status.value == "passed", result.findings
     assert result.capture == f"captures/{scenario}.jsonl"
     lines = (tmp_path / result.capture).read_text(encoding="utf-8").splitlines()
-    assert [json.loads(line)["type"] for line in lines][-1] in ("response.completed", "response.failed")
+    assert json.loads(lines[-1])["type"] == "response.completed"
     assert [v["status"] for v in result.vectors] == ["passed"]
+
+
+def test_an_error_ends_a_websocket_turn_as_the_session_profile_says(
+    router: Implementation, upstream: FakeUpstream, tmp_path: Path
+) -> None:
+    target = Target(upstream.base_url, MODELS, {}, 5, "websocket")
+    result = Probe(target, router, upstream, tmp_path).run(SCENARIOS["relay/error-event"])
+    assert result.status.value == "passed", result.findings  # no terminal event follows it (SESSION-ERR-1)
+    lines = (tmp_path / "captures" / "relay" / "error-event.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[-1])["type"] == "error"
 
 
 def test_a_websocket_that_breaks_before_the_terminal_event_is_caught(
