@@ -66,8 +66,14 @@ def test_every_committed_producer_finding_is_explained_and_every_finding_explain
                 explained = matrix.explain(probed.producer.id, record["id"], finding)
                 assert explained is not None, (probed.producer.id, record["id"], finding)
                 used.add(explained.id)
-            # Every capture became client vectors the reference passes.
-            assert all(v["status"] == "passed" for v in record["vectors"]), (probed.producer.id, record["id"])
+            # Every capture that states a final response became client vectors the reference passes.
+            for made in record["vectors"]:
+                refused = ("no terminal event", "expectations by hand", "holds no event")  # no ground truth
+                assert made["status"] == "passed" or any(why in made["message"] for why in refused), (
+                    probed.producer.id,
+                    record["id"],
+                    made,
+                )
     assert used == {f.id for f in matrix.findings}
 
 
@@ -193,7 +199,7 @@ def test_litellms_proxy_started_as_its_docs_say_runs_every_scenario(tmp_path: Pa
         assert all(matrix.explain(probed.producer.id, record["id"], f) for f in record["findings"]), record[
             "id"
         ]
-        assert all(v["status"] == "passed" for v in record["vectors"]), record["id"]
+        assert all(v["status"] in ("passed", "not made") for v in record["vectors"]), record["id"]
 
 
 @pytest.mark.parametrize(
