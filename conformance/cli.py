@@ -1,6 +1,6 @@
 """The `streamroute` command: `run` vectors against an implementation, `smoke`-test an adapter
 command, render a run's report (`summary`, `badge`, `baseline`), `lint` vector files,
-`check-capture` a recorded stream."""
+`check-capture` a recorded stream, `probe` a producer through scenarios."""
 
 from __future__ import annotations
 
@@ -289,20 +289,36 @@ def _baseline(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace) -> int:
+    from streamroute.producer.scenarios import BUNDLED_SCENARIOS, lint_scenarios
+
     from .lint import lint
 
     cache = VectorCache() if enabled(args.no_cache) else None
     count, problems = lint(vector_roots(args.vectors), args.coverage or not args.vectors, cache=cache)
     for warning in [] if cache is None else cache.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    for problem in problems:
+    scenario_roots = args.scenarios or ([] if args.vectors else [BUNDLED_SCENARIOS])
+    scenarios, scenario_problems = lint_scenarios(scenario_roots) if scenario_roots else (0, [])
+    for problem in problems + scenario_problems:
         print(problem)
-    print(f"streamroute lint: {count} vectors, {len(problems)} problems")
-    return 1 if problems or not count else 0
+    found = len(problems) + len(scenario_problems)
+    linted = f"{count} vectors" + (f", {scenarios} scenarios" if scenario_roots else "")
+    print(f"streamroute lint: {linted}, {found} problems")
+    return 1 if found or (not count and not scenarios) else 0
 
 
 def _matrix(args: argparse.Namespace) -> int:
     from streamroute.matrix.run import misclassed_failures, run_matrix, unexplained
+
+    if args.producers:
+        from streamroute.matrix.producers import add_producer_sections, run_producers
+
+        config, reports = args.config.parent / "producer-matrix.yaml", args.reports / "producers"
+        for probed in run_producers(config, args.workdir, reports, args.only):
+            print(f"{probed.producer.id}: {probed.records[-1]['counts'] if probed.records else probed.why}")
+        add_producer_sections(config, reports, args.output)
+        print(f"streamroute matrix: wrote the producer section of {args.output}")
+        return 0
 
     matrix, reports = run_matrix(args.config, args.output, args.reports, args.workdir, args.only)
     for line in unexplained(matrix, reports):
@@ -360,6 +376,49 @@ def _bench(args: argparse.Namespace) -> int:
             return bench(args.scale, args.repeats, file, args.memory_mib, vectors)
     except OSError as exc:
         raise UsageError(f"cannot write {args.json}: {exc.strerror}") from exc
+
+
+def _probe(args: argparse.Namespace) -> int:
+    from streamroute.producer.probe import Target
+    from streamroute.producer.probe_report import failed, summary_markdown
+    from streamroute.producer.probe_run import REPORT, ProbeRun, ProbeUsageError, run_probe
+    from streamroute.producer.scenarios import BUNDLED_SCENARIOS
+
+    if args.live and args.upstream_port is not None:
+        raise UsageError("--live probes a service with no fake upstream; --upstream-port names one")
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    models: dict[str, str] = {}
+    for given in args.model:
+        api, sep, name = given.rpartition("=")
+        for each in [api] if sep else ["chat-completions", "responses"]:
+            if each not in ("chat-completions", "responses") or not name:
+                raise UsageError(f"--model {given!r}: give NAME, or chat-completions=NAME or responses=NAME")
+            models[each] = name
+    run = ProbeRun(
+        Target(
+            args.base_url,
+            {"chat-completions": "streamroute-probe", "responses": "streamroute-probe", **models},
+            {"Authorization": f"Bearer {args.api_key}"} if args.api_key else {},
+            args.timeout,
+            args.transport,
+        ),
+        args.scenarios or [BUNDLED_SCENARIOS],
+        args.output,
+        None if args.live else (8900 if args.upstream_port is None else args.upstream_port),
+        args.only,
+        adapter=args.adapter,
+        adapter_command=args.adapter_command,
+    )
+    try:
+        records = run_probe(
+            run, lambda r: print(f"{r.status.value.upper()} {r.id}" + (f": {r.message}" if r.message else ""))
+        )
+    except ProbeUsageError as exc:
+        raise UsageError(str(exc)) from None
+    print(summary_markdown(records).split("\n\n")[1])
+    print(f"streamroute probe: wrote {args.output / REPORT} and the captures beside it")
+    return 1 if failed(records) else 0
 
 
 def _check_capture(args: argparse.Namespace) -> int:
@@ -498,6 +557,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     lint = commands.add_parser("lint", help="check vector files against their schema and the spec")
     _add(lint, "vectors", "no-cache")
     lint.add_argument(
+        "--scenarios",
+        metavar="DIR",
+        type=Path,
+        action="append",
+        default=[],
+        help="a directory of probe scenarios (repeatable; default: the bundled ones, unless --vectors)",
+    )
+    lint.add_argument(
         "--coverage",
         action="store_true",
         help="also require a vector for every requirement (default for the bundled vectors)",
@@ -536,6 +603,62 @@ def main(argv: Sequence[str] | None = None) -> int:
     vectorize.add_argument("--force", action="store_true", help="replace vector files that exist")
     vectorize.set_defaults(handler=_vectorize)
 
+    probe = commands.add_parser(
+        "probe",
+        help="drive a producer (a Responses server or gateway) through scenarios behind a fake upstream; "
+        "check, route and vectorize what it streams (spec/producer.md section 8)",
+    )
+    probe.add_argument(
+        "--base-url", required=True, help="the producer's API root, e.g. http://127.0.0.1:4000/v1"
+    )
+    probe.add_argument(
+        "--upstream-port",
+        metavar="PORT",
+        type=int,
+        help="the loopback port of the fake upstream the producer is pointed at (default: 8900)",
+    )
+    probe.add_argument(
+        "--live",
+        action="store_true",
+        help="a real model behind --base-url: no fake upstream, live scenarios only",
+    )
+    probe.add_argument(
+        "--model",
+        metavar="[API=]NAME",
+        action="append",
+        default=[],
+        help="the model to ask for (default streamroute-probe); chat-completions=NAME or responses=NAME "
+        "for the scenarios of one upstream API (repeatable)",
+    )
+    probe.add_argument(
+        "--transport",
+        choices=["sse", "websocket"],
+        default="sse",
+        help="POST and read SSE (default), or the Responses API's WebSocket mode on the same path",
+    )
+    probe.add_argument("--api-key", help="sent as a bearer token")
+    probe.add_argument(
+        "--timeout", metavar="SECONDS", type=float, default=30.0, help="the longest silence of the producer"
+    )
+    probe.add_argument(
+        "--scenarios",
+        metavar="DIR",
+        type=Path,
+        action="append",
+        default=[],
+        help="instead of the bundled ones",
+    )
+    probe.add_argument("--only", metavar="ID", action="append", default=[], help="run only this scenario")
+    probe.add_argument(
+        "--output",
+        metavar="DIR",
+        type=Path,
+        default=Path("probe-report"),
+        help="where report.jsonl, junit.xml, summary.md, captures/ and vectors/ go (default: probe-report)",
+    )
+    _add(probe, "adapter", "adapter-command")
+    probe.set_defaults(handler=_probe)
+
     matrix = commands.add_parser(
         "matrix",
         help="install and run real implementations (a matrix file), write their reports and docs/matrix.md",
@@ -556,6 +679,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         default=[],
         help="run only this implementation (repeatable); the others' reports are reused",
+    )
+    matrix.add_argument(
+        "--producers",
+        action="store_true",
+        help="run the producers of producer-matrix.yaml (beside --config) through `probe` instead, "
+        "and write their section of the matrix",
     )
     matrix.set_defaults(handler=_matrix)
 

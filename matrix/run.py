@@ -609,6 +609,11 @@ def run_matrix(
 
     page = render_page(matrix, reports, relative, requirements)
     output.with_suffix(".html").write_text(page, encoding="utf-8")
+    from .producers import (
+        add_producer_sections,
+    )  # the producers' table beside the clients', from their reports
+
+    add_producer_sections(config.parent / "producer-matrix.yaml", reports_dir / "producers", output)
     return matrix, reports
 
 
