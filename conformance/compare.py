@@ -173,9 +173,11 @@ def to_canonical_point(
     point: str,
     correlation: str = "item_id",
     expected: Sequence[dict[str, Any]] = (),
+    stopped_at: At | None = None,
 ) -> list[Produced]:
     """Options `tool_call_point: arguments_done` and `response_done` (spec/core.md CORE-CALL-8,
-    CORE-CALL-18; spec/vectors.md section 3.1).
+    CORE-POINT-1; spec/vectors.md section 3.1). `stopped_at`: the event of the first fault of a
+    stream that stops there (`producer_fault: ends_stream`); nothing moves to it or past it.
 
     Under `arguments_done`, every outcome that names an item (the call's `tool.call` or
     `tool.error`, and what its completion brings: `diff.*`, `error` `consumer_failed`, its
@@ -197,6 +199,8 @@ def to_canonical_point(
     for sequence, entry in enumerate(produced):
         target = None
         candidates = _done_events(entry, events, names, point)
+        if stopped_at is not None and stopped_at != "close":
+            candidates = [index for index in candidates if index < stopped_at]
         if candidates:
             outcome = entry.outcome
             expected_at = wanted.get((outcome["kind"], outcome["item_id"]))
@@ -334,15 +338,44 @@ def first_fault(expected: Sequence[dict[str, Any]], fault_codes: frozenset[str])
     )
 
 
-def stopped_expectation(expected: Sequence[dict[str, Any]], fault: int) -> tuple[list[dict[str, Any]], str]:
+def stopped_expectation(
+    expected: Sequence[dict[str, Any]], fault: int, point: str = "output_item_done"
+) -> tuple[list[dict[str, Any]], str]:
     """What a router that stops at the fault at `fault` meets (CORE-FAULT-1, -2): the expected
     outcomes before it and an `error` at its event, whatever its code; and the `end` status it
-    must close with."""
-    before = list(expected[:fault])
+    must close with. Under `tool_call_point: response_done` a stopped response never completes, so
+    a call done before the fault is handed over as `tool.error` `incomplete` (CORE-POINT-2)."""
+    before = [_not_handed_over(w) if point == "response_done" else w for w in expected[:fault]]
     terminal = any(w["kind"] == "lifecycle" and w.get("event") in _TERMINAL_LIFECYCLE for w in before)
     end = next((w.get("status") for w in reversed(expected) if w["kind"] == "end"), None)
     stop = {"at": expected[fault]["at"], "kind": "error"}
     return [*before, stop], (end if terminal and isinstance(end, str) else "failed")
+
+
+def _not_handed_over(want: dict[str, Any]) -> dict[str, Any]:
+    if want["kind"] != "tool.call":
+        return want
+    names = {name: want[name] for name in ("at", "item_id", "call_id") if name in want}
+    return {**names, "kind": "tool.error", "code": "incomplete"}
+
+
+def made_before_a_later_fault(
+    expected: Sequence[dict[str, Any]], events: Sequence[Any], fault: int
+) -> str | None:
+    """Under `tool_call_point: arguments_done`, a call made at its arguments `.done` before the
+    stream's first fault, with its outcome expected at the fault or after: what a router that
+    stops there made of it is the `.done`'s call, which the vector does not state (spec/vectors.md
+    3.2). The item, or None."""
+    at = expected[fault]["at"]
+    if at == "close":
+        return None
+    names = ItemNames(events, "item_id")
+    made = {names.names[i] for i in range(at) if _event_type(events[i]) in ARGUMENTS_DONE_EVENTS}
+    later = (
+        w for w in expected[fault:] if w["kind"] in ("tool.call", "tool.error") and w.get("item_id") in made
+    )
+    found = next(later, None)
+    return None if found is None else str(found["item_id"])
 
 
 def compare_stopped(

@@ -18,6 +18,7 @@ from .compare import (
     compared,
     first_fault,
     json_equal,
+    made_before_a_later_fault,
     stopped_expectation,
     to_canonical_point,
     to_expected_response_ids,
@@ -96,6 +97,20 @@ def not_applicable_reason(implementation: Implementation, vector: Vector) -> str
     claimed = implementation.info.get("classes") or CLASSES
     if vector.conformance_class not in claimed:
         return f"class {vector.conformance_class!r} is not among those {implementation.name} claims"
+    fault = (
+        first_fault(vector.expected, FAULT_CODES)
+        if _stops_at_faults(implementation.options, vector)
+        else None
+    )
+    if (
+        fault is not None
+        and implementation.options.get("tool_call_point") == "arguments_done"
+        and vector.stream is None
+    ):
+        made = made_before_a_later_fault(vector.expected, vector.events, fault)
+        if made is not None:  # spec/vectors.md section 3.2
+            point = "tool_call_point=arguments_done"
+            return f"under {point}, call {made} is made before the stream's first fault"
     # spec/core.md section 5.1: the tool registry says which call types a vector needs.
     declared_types = implementation.options.get("call_types") or option_defaults()["call_types"]
     for tool in vector.tools:
@@ -226,18 +241,19 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
             )
     if vector.profile != "execution":
         produced = [entry for entry in produced if entry.outcome["kind"] not in EXECUTION_KINDS]
+    expected = vector.expected
+    fault = first_fault(expected, FAULT_CODES) if _stops_at_faults(options, vector) else None
     # A stream vector has no events to move outcomes along; none needs it (spec/vectors.md 3.1).
     point = options.get("tool_call_point", "output_item_done")
     if point != "output_item_done" and vector.stream is None:
         correlation = options.get("item_correlation", "item_id")
-        produced = to_canonical_point(produced, vector.events, point, correlation, vector.expected)
+        stopped_at = None if fault is None else expected[fault]["at"]
+        produced = to_canonical_point(produced, vector.events, point, correlation, expected, stopped_at)
     # What the API does not show is never compared (spec/observation.md): the outcomes are moved
     # first, by the item they name; ids are paired after, among the outcomes shown.
-    expected = vector.expected
-    fault = first_fault(expected, FAULT_CODES) if _stops_at_faults(options, vector) else None
     end_status: str | None = None
     if fault is not None:  # spec/vectors.md section 3.2, found before anything is projected away
-        expected, end_status = stopped_expectation(expected, fault)
+        expected, end_status = stopped_expectation(expected, fault, point)
         if observes is not None and observes.projected({"kind": "end"}) is None:
             end_status = None
     if observes is not None:

@@ -15,7 +15,13 @@ arguments (spec/core.md section 12). `error_ends_stream_router` declares
 `error_event: ends_stream` (CORE-ERR-3): it reads nothing after an `error`
 event. `output_index_router` declares `item_correlation: output_index`
 (CORE-ITEM-10): an item event whose `item_id` names no announced item goes to
-the item announced at its `output_index`. And `session`: a vector whose
+the item announced at its `output_index`. `response_done_router` declares
+`tool_call_point: response_done` (CORE-POINT-1): its calls wait for the end of
+their response (handover.py). `fault_ends_stream_router` declares
+`producer_fault: ends_stream` (CORE-FAULT-1): it stops at its producer's first
+fault (faults.py), in core and custom-tools. `ReferenceAdapter.with_options`
+makes the reference under any values of these options, two at a time
+included (tests/test_option_pairs.py). And `session`: a vector whose
 first entry is a session's client step is routed by a `Connection`, a core
 router per response (spec/session.md).
 """
@@ -42,16 +48,31 @@ from .session import ExecutionSession
 from .sse import ByteRouter, EventRouter
 
 ProducerFault = Literal["reported", "ends_stream"]
+StreamStart = Literal["any", "response_created"]
+PROFILES = ("core", "custom-tools", "execution", "sse", "session")
+# The profiles an option value leaves out: the executor takes parsed arguments, and a stream stopped
+# at its fault is the core router's (its decoder and its connection do not stop).
+_LEAVES_OUT = {
+    ("call_arguments", "json_text"): {"execution"},
+    ("producer_fault", "ends_stream"): {"execution", "sse", "session"},
+}
 
 
 @dataclass(frozen=True)
 class ReferenceAdapter:
     tool_call_point: ToolCallPoint = "output_item_done"
-    profiles: tuple[str, ...] = ("core", "custom-tools", "execution", "sse", "session")
+    profiles: tuple[str, ...] = PROFILES
     call_arguments: CallArguments = "parsed"
     error_event: ErrorEvent = "routed"
     item_correlation: ItemCorrelation = "item_id"
     producer_fault: ProducerFault = "reported"
+    stream_start: StreamStart = "any"  # it takes any stream; `response_created` only narrows what applies
+
+    @classmethod
+    def with_options(cls, **options: Any) -> ReferenceAdapter:
+        """The reference under these option values, claiming every profile they leave it."""
+        left_out = set().union(*(_LEAVES_OUT.get(chosen, set()) for chosen in options.items()))
+        return cls(profiles=tuple(p for p in PROFILES if p not in left_out), **options)
 
     @property
     def options(self) -> dict[str, Any]:
@@ -62,6 +83,7 @@ class ReferenceAdapter:
             "error_event": self.error_event,
             "item_correlation": self.item_correlation,
             "producer_fault": self.producer_fault,
+            "stream_start": self.stream_start,
         }
 
     def __call__(self, tools: Sequence[Mapping[str, Any]]) -> SessionOrStream:
@@ -87,11 +109,9 @@ class ReferenceAdapter:
 
 
 router = ReferenceAdapter()
-arguments_done_router = ReferenceAdapter(tool_call_point="arguments_done")
-json_text_router = ReferenceAdapter(
-    profiles=("core", "custom-tools", "sse", "session"), call_arguments="json_text"
-)
-error_ends_stream_router = ReferenceAdapter(error_event="ends_stream")
-output_index_router = ReferenceAdapter(item_correlation="output_index")
-response_done_router = ReferenceAdapter(tool_call_point="response_done")
-fault_ends_stream_router = ReferenceAdapter(profiles=("core", "custom-tools"), producer_fault="ends_stream")
+arguments_done_router = ReferenceAdapter.with_options(tool_call_point="arguments_done")
+json_text_router = ReferenceAdapter.with_options(call_arguments="json_text")
+error_ends_stream_router = ReferenceAdapter.with_options(error_event="ends_stream")
+output_index_router = ReferenceAdapter.with_options(item_correlation="output_index")
+response_done_router = ReferenceAdapter.with_options(tool_call_point="response_done")
+fault_ends_stream_router = ReferenceAdapter.with_options(producer_fault="ends_stream")
