@@ -177,7 +177,7 @@ def _later(difference: Difference) -> bool:
     return bool(got == "close" or (want != "close" and got > want))
 
 
-_ROW = re.compile(r"^\|\s*(\d+)\s*\|(.*)\|(.*)\|(.*)\|(.*)\|(.*)\|(.*)\|\s*$")
+_ROW = re.compile(r"^\|\s*(\d+[a-z]?)\s*\|(.*)\|(.*)\|(.*)\|(.*)\|(.*)\|(.*)\|\s*$")
 _REQUIREMENT = re.compile(r"^[A-Z]+(?:-[A-Z]+)*-\d+$")
 
 

@@ -157,6 +157,11 @@ class Observes:
         kept = self.shown[kind] | keep | {"kind"}
         return {name: value for name, value in outcome.items() if name in kept}
 
+    def compares(self, kinds: frozenset[str] | None) -> bool:
+        """Whether a vector comparing `kinds` (every kind when None) compares a kind shown: what it
+        expects of that kind, nothing included, is then observed."""
+        return bool(self.shown) if kinds is None else bool(kinds & self.shown.keys())
+
     def problem(self, outcome: Any) -> str | None:
         """The outcome's first schema error in the words of `schemas.first_error`, or None; a
         required field that is not shown may be missing, since an API that does not show a field

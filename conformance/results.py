@@ -127,10 +127,12 @@ def run_vector(implementation: Implementation, vector: Vector) -> Result:
     observes = observes_of(implementation.info)
     if observes is None:
         return _judged(implementation, vector)
-    # spec/observation.md: judged on every expected outcome its API shows, and counted toward the
-    # requirements it cites that are observable.
-    if not any(observes.projected(want, _AT) is not None for want in vector.expected):
-        reason = f"{implementation.name} shows none of its outcomes: {observes.not_shown(vector.spec)}"
+    # spec/observation.md: judged on every outcome its API shows, the absence of one included, and
+    # counted toward the requirements it cites that are observable.
+    if not observes.compares(vector.compare):
+        reason = (
+            f"{implementation.name} compares none of the outcomes it shows: {observes.not_shown(vector.spec)}"
+        )
         return Result(vector.id, Status.NOT_APPLICABLE, reason, observed=())
     return replace(_judged(implementation, vector), observed=observes.observable(vector.spec))
 

@@ -157,7 +157,7 @@ def test_a_correct_router_passes_every_vector_applicable_under_what_it_declares(
     assert not failures, "\n".join(failures)
     assert [r for r in results if r.status is Status.PASSED]
     unseen = [r for r in results if r.status is Status.NOT_APPLICABLE and r.observed == ()]
-    assert all("shows none of its outcomes" in r.message for r in unseen)
+    assert all("compares none of the outcomes it shows" in r.message for r in unseen)
 
 
 ROUTER_KINDS = sorted(
@@ -189,13 +189,13 @@ def test_whatever_it_declares_a_correct_router_fails_no_vector(
 def test_a_vector_none_of_whose_outcomes_is_shown_is_not_applicable_naming_what_is_not_shown(
     tmp_path: Path,
 ) -> None:
-    write_vector(tmp_path, hello())  # checks CORE-TEXT-1 and CORE-LIFE-5
+    write_vector(tmp_path, hello(expect={**hello()["expect"], "compare": ["text.delta", "end"]}))
     [vector], _ = load_vectors([tmp_path])
     result = run_vector(_declaring("router", {"tool.call": ["call_id"]}), vector)
     assert result.status is Status.NOT_APPLICABLE
     assert result.observed == ()
     assert result.message.endswith(
-        "shows none of its outcomes: CORE-TEXT-1 needs text.delta; CORE-LIFE-5 needs end"
+        "compares none of the outcomes it shows: CORE-TEXT-1 needs text.delta; CORE-LIFE-5 needs end"
     )
 
 
@@ -273,6 +273,35 @@ class ArgumentsAsText(_Changed):
         }
 
 
+class RefusalAsText(_Changed):
+    """Shows refusal text as answer text, as an API without a refusal channel may (CORE-TEXT-3)."""
+
+    @staticmethod
+    def change(outcome: Outcome) -> Outcome | None:
+        if outcome["kind"] != "refusal.delta":
+            return outcome
+        shown = {"item_id": outcome["item_id"], "output_index": 0, "content_index": outcome["content_index"]}
+        return {"kind": "text.delta", **shown, "delta": outcome["delta"]}
+
+
+@pytest.mark.parametrize(
+    "observes",
+    [
+        None,
+        {"text.delta": ["delta"]},  # no refusal channel: refusal.delta is not shown
+        {"text.delta": ["item_id", "delta"], "lifecycle": ["event"], "end": ["status"]},
+    ],
+)
+def test_a_refusal_shown_as_answer_text_fails_whatever_is_declared(
+    bundled: list[Vector], observes: dict[str, list[str]] | None
+) -> None:
+    """spec/observation.md section 2: the vector is judged on every outcome the API shows."""
+    [vector] = [v for v in bundled if v.id == "core/text/refusal-channel"]
+    result = run_vector(_broken(RefusalAsText, observes), vector)
+    assert result.status is Status.FAILED, result.message
+    assert result.charged == ("CORE-TEXT-3",)
+
+
 def _report(implementation: PythonImplementation, vectors: list[Vector]) -> Report:
     suite = Suite(implementation, vectors, [], None, 0, [])
     return report_of(suite, run_suite(suite))
@@ -343,9 +372,9 @@ def test_the_matrix_shows_a_requirement_no_vector_could_show_as_not_observable(
     assert 'data-implementation="reference" data-requirement="CORE-EVT-3" data-verdict="pass"' in page
 
 
-# ArgumentsAsText breaks CORE-ARGS-1, which the library does not show; the text it shows is seen all the
-# same, and fails the vectors, each counted toward the requirements it checks that the library shows.
-@pytest.mark.parametrize(("router", "fails"), [(EarlyCall, "CORE-CALL-2"), (ArgumentsAsText, "CORE-ARGS-5")])
+# ArgumentsAsText shows argument deltas as answer text: what it breaks is CORE-TEXT-3, seen all the
+# same by a library that shows no argument deltas, and each failure charges it (spec/attribution.md).
+@pytest.mark.parametrize(("router", "fails"), [(EarlyCall, "CORE-CALL-2"), (ArgumentsAsText, "CORE-TEXT-3")])
 def test_a_fault_the_api_shows_still_fails(bundled: list[Vector], router: type, fails: str) -> None:
     core = [v for v in bundled if v.profile == "core" and not v.options]
     report = _report(_broken(router, LIBRARY), core)
