@@ -130,9 +130,8 @@ def run_vector(implementation: Implementation, vector: Vector) -> Result:
     # spec/observation.md: judged on every outcome its API shows, the absence of one included, and
     # counted toward the requirements it cites that are observable.
     if not observes.compares(vector.compare):
-        reason = (
-            f"{implementation.name} compares none of the outcomes it shows: {observes.not_shown(vector.spec)}"
-        )
+        shown = observes.not_shown(vector.spec)
+        reason = f"the vector compares none of the kinds {implementation.name} shows: {shown}"
         return Result(vector.id, Status.NOT_APPLICABLE, reason, observed=())
     return replace(_judged(implementation, vector), observed=observes.observable(vector.spec))
 
