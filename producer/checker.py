@@ -428,12 +428,11 @@ class _Checker:
                 _at(done, stated.item_path),
                 f"the done item's {'.'.join(stated.item_path)}",
             )
-            for name in ("call_id", "name"):
-                if done[name] != item.announced[name]:
-                    self.report(
-                        "PROD-DONE-1",
-                        f"the done item's {name} is {done[name]!r}, announced {item.announced[name]!r}",
-                    )
+            if done["name"] != item.announced["name"]:  # a restated call_id is the call's (CORE-CALL-17)
+                self.report(
+                    "PROD-DONE-1",
+                    f"the done item's name is {done['name']!r}, announced {item.announced['name']!r}",
+                )
         elif item.type in ITEM_TEXTS:
             self._catalogue_done(item, done)
 
@@ -441,12 +440,6 @@ class _Checker:
         """PROD-CALLTYPE-2: a done apply_patch or shell call states what its previews streamed."""
         preview = ITEM_TEXTS[item.type]
         family, value = preview.family, _at(done, preview.item_path)
-        if done.get("call_id") != item.announced.get("call_id"):
-            self.report(
-                "PROD-CALLTYPE-2",
-                f"the done item's call_id is {done.get('call_id')!r}, announced "
-                f"{item.announced.get('call_id')!r}",
-            )
         for (text_family, index), text in item.texts.items():
             if text_family != family or text.complete is None:
                 continue

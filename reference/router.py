@@ -372,9 +372,10 @@ class Slot:
     consumer: DiffConsumer
 
 
-def _consumer_outcome(kind: str, slot: Slot, payload: Payload) -> Outcome:
-    """A consumer's payload as an outcome; the router's fields win (spec/custom-tools.md 1)."""
-    outcome: Outcome = {"kind": kind, "item_id": slot.item.id, "call_id": slot.call_id}
+def _consumer_outcome(kind: str, slot: Slot, payload: Payload, call_id: str | None = None) -> Outcome:
+    """A consumer's payload as an outcome, naming the bound call, or at finish the call id the
+    call resolves with (CUSTOM-FIN-8); the router's fields win (spec/custom-tools.md 1)."""
+    outcome: Outcome = {"kind": kind, "item_id": slot.item.id, "call_id": call_id or slot.call_id}
     outcome.update((name, value) for name, value in payload.items() if name not in outcome)
     return outcome
 
@@ -710,17 +711,21 @@ class Router:
             return []  # CUSTOM-FIN-2: another item's done leaves the slot alone
         # A call made at its arguments .done (CORE-CALL-8): this item confirms it, or not.
         called = item.call == "CALLED"
-        gains_namespace = item.namespace is None and stated.namespace is not None
+        made_with = (item.call_id, item.name, item.namespace)
         outcomes = self._confirm_identity(item, stated)
         if complete is not None:
             outcomes += self._complete_arguments(item, complete, "the done item's " + str(complete_field))
             if item.call in ("ANNOUNCED", "STREAMING", "TOO_LARGE"):  # its first complete source
                 item.call = _move(CALL_TRANSITIONS, item.call, "complete")
         if called:  # every outcome so far is a done_mismatch
+            made_call_id = made_with[0]
+            assert made_call_id is not None  # a call is made with one (CORE-CALL-5)
             if stated.status == "incomplete":  # CORE-CALL-12
-                outcomes.append(self._retracted(item, "its done item is incomplete"))
-            elif outcomes or gains_namespace:  # CORE-CALL-13
-                outcomes.append(self._retracted(item, "its done item states another call"))
+                outcomes.append(self._retracted(item, made_call_id, "its done item is incomplete"))
+            elif outcomes or made_with[1:] != (item.name, item.namespace):  # CORE-CALL-13
+                outcomes.append(self._retracted(item, made_call_id, "its done item states another call"))
+            elif item.call_id != made_call_id:  # CORE-CALL-20: the same call, at the id the response keeps
+                outcomes.append(self._readdressed(item, made_call_id))
         elif stated.status == "incomplete":  # CORE-CALL-5
             outcomes += self._resolve_as_error(item, "incomplete", "the call item is incomplete")
         else:
@@ -736,19 +741,21 @@ class Router:
         return outcomes
 
     def _confirm_identity(self, item: Item, stated: Item) -> list[Outcome]:
-        """CORE-CALL-4: what the announcement lacked comes from the done item; what it
-        stated stands, and a done item that states another is a done_mismatch (CORE-CALL-17)."""
+        """CORE-CALL-4, CORE-CALL-17: what the done item states is the call's, the conversation
+        keeping it; another name or namespace than announced is a done_mismatch (CORE-CALL-18),
+        another call id is not (CORE-CALL-19), and either id names the item (CORE-ITEM-8)."""
         outcomes: list[Outcome] = []
         for name in ("call_id", "name", "namespace"):
             first, again = getattr(item, name), getattr(stated, name)
-            if first is None:
-                setattr(item, name, again)
-                if name == "call_id" and again is not None:
-                    self._item_with_call_id.setdefault(again, item)
-            elif again is not None and again != first:
+            if again is None:
+                continue
+            if name != "call_id" and first is not None and again != first:
                 outcomes.append(
                     error_outcome("done_mismatch", f"done item states {name} {again!r}, not {first!r}")
                 )
+            setattr(item, name, again)
+            if name == "call_id":
+                self._item_with_call_id.setdefault(again, item)
         return outcomes
 
     def _catalogue_call(self, item: Item, stated: Item, done: JSONObject) -> list[Outcome]:
@@ -964,17 +971,18 @@ class Router:
             return None
         return self._empty_slot("release")
 
-    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
-        """Run the bound consumer's finish (CUSTOM-FIN-1): its outcomes, and a rejection message."""
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        """Run the bound consumer's finish (CUSTOM-FIN-1) for the call `call_id` names (CUSTOM-FIN-8):
+        its outcomes, and a rejection message."""
         try:
             answer = slot.consumer.finish(complete, self._now_ms)
         except Exception as exc:  # CUSTOM-FAIL-1: the call goes on
-            return [_consumer_failed(slot.item.id, slot.call_id, exc)], None
+            return [_consumer_failed(slot.item.id, call_id, exc)], None
         if not isinstance(answer, Finished):  # CUSTOM-FIN-3
             return [], answer.message
-        outcomes = [_consumer_outcome("diff.update", slot, update) for update in answer.updates]
+        outcomes = [_consumer_outcome("diff.update", slot, update, call_id) for update in answer.updates]
         if answer.result is not None:
-            outcomes.append(_consumer_outcome("diff.finish", slot, answer.result))
+            outcomes.append(_consumer_outcome("diff.finish", slot, answer.result, call_id))
         return outcomes, None
 
     def _arguments_done(self, event: JSONObject) -> list[Outcome]:
@@ -1036,7 +1044,7 @@ class Router:
             call["namespace"] = item.namespace
         outcomes: list[Outcome] = []
         if slot is not None:  # CUSTOM-FIN-1: finish before the call
-            outcomes, rejection = self._finish(slot, complete)
+            outcomes, rejection = self._finish(slot, complete, item.call_id)
             if rejection is not None:  # CUSTOM-FIN-3
                 return self._resolve_as_error(item, "consumer_rejected", rejection)
         self._called(item, item.call_id)
@@ -1066,12 +1074,22 @@ class Router:
             outcome["call_id"] = item.call_id
         return outcome
 
-    def _retracted(self, item: Item, why: str) -> Outcome:
-        """CORE-CALL-12, -13, -14: a call made at its arguments .done that its producer never confirmed."""
-        assert item.call_id is not None  # a call is made with one (CORE-CALL-5)
+    def _retracted(self, item: Item, call_id: str, why: str) -> Outcome:
+        """CORE-CALL-12, -13, -14: a call made at its arguments .done, with `call_id`, that its
+        producer never confirmed."""
         item.call = _move(CALL_TRANSITIONS, item.call, "retract")
         message = f"the call was made at its arguments .done, but {why}"
-        return _call_error("call_retracted", message, item.id, item.call_id)
+        return _call_error("call_retracted", message, item.id, call_id)
+
+    def _readdressed(self, item: Item, made_call_id: str) -> Outcome:
+        """CORE-CALL-20: the call made at its arguments .done, confirmed at the call id its done
+        item states; both ids stay taken (CORE-CALL-7)."""
+        assert item.call_id is not None
+        self._called_ids.add(item.call_id)
+        message = f"the call made as {made_call_id!r} at its arguments .done is {item.call_id!r}"
+        outcome = _call_error("call_id_restated", message, item.id, item.call_id)
+        outcome["previous_call_id"] = made_call_id
+        return outcome
 
     def _end_response(self) -> list[Outcome]:
         """The response ends (a terminal event, or close without one): calls still open will
@@ -1083,7 +1101,9 @@ class Router:
             if item.state == "DONE" or item.hosted or not is_call:
                 continue
             if item.call == "CALLED":
-                outcomes.append(self._retracted(item, "the response ended before its done item"))
+                assert item.call_id is not None  # a call is made with one (CORE-CALL-5)
+                message = "the response ended before its done item"
+                outcomes.append(self._retracted(item, item.call_id, message))
             else:
                 outcomes += self._resolve_as_error(
                     item, "incomplete", "the response ended before the call completed"

@@ -379,14 +379,15 @@ class Router {
     if (!CALL_TYPES.has(item.type)) return [];
     let outcomes = [];
     for (const [field, name] of [["callId", "call_id"], ["name", "name"], ["namespace", "namespace"]]) {
-      // CORE-CALL-4: the first stated value stands.
-      if (item[field] === null) {
-        item[field] = stated[field];
-        if (field === "callId" && stated.callId !== null && !this.itemWithCallId.has(stated.callId)) {
-          this.itemWithCallId.set(stated.callId, item);
-        }
-      } else if (stated[field] !== null && stated[field] !== item[field]) {
+      // CORE-CALL-17: what the done item states is the call's, as the conversation keeps it.
+      if (stated[field] === null) continue;
+      if (field !== "callId" && item[field] !== null && stated[field] !== item[field]) {
+        // CORE-CALL-18: another tool than the previews showed; a restated call id is none (CORE-CALL-19)
         outcomes.push(error("done_mismatch", `done item states ${name} '${stated[field]}', not '${item[field]}'`));
+      }
+      item[field] = stated[field];
+      if (field === "callId" && !this.itemWithCallId.has(stated.callId)) {
+        this.itemWithCallId.set(stated.callId, item);
       }
     }
     if (complete !== null) {

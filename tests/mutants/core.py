@@ -624,9 +624,25 @@ MUTANTS: list[Mutant] = [
         "takes the call's name from response.function_call_arguments.done when it carries one",
     ),
     _mutant(
-        Fault.DONE_ITEM_IDENTITY_WINS,
+        Fault.FIRST_IDENTITY_STANDS,
         "CORE-CALL-17",
-        "a done item that states another call_id or name silently replaces the announced one",
+        "keeps the call id and name first announced when the done item restates them, as spec 1.3 said",
+    ),
+    _mutant(
+        Fault.SILENT_NAME_CHANGE,
+        "CORE-CALL-18",
+        "takes the done item's name for the call without saying that the previews named another tool",
+    ),
+    _mutant(
+        Fault.RESTATED_CALL_ID_REPORTED,
+        "CORE-CALL-19",
+        "reports a done item's restated call id as a done_mismatch, on every client tool search",
+    ),
+    _mutant(
+        Fault.RESTATED_CALL_ID_RETRACTED,
+        "CORE-CALL-20",
+        "at arguments_done, retracts a call whose done item restates only its call id",
+        "arguments_done",
     ),
     _mutant(Fault.IGNORE_ITEM_STATUS, "CORE-CALL-5", "executes a call whose done item has status incomplete"),
     _mutant(

@@ -127,6 +127,9 @@ class _RunningInMemory:
             expected = "TOOL_READY"  # what the file still says
         return self._ledger.update(record, expected)
 
+    def readdress(self, record: Record, previous: str) -> bool:
+        return self._ledger.readdress(record, previous)
+
     def records(self) -> list[Record]:
         return [self._running.get(record.call_id, record) for record in self._ledger.records()]
 
@@ -489,6 +492,35 @@ def _record_of(executor: Executor, call_id: object) -> Record | None:
     return executor._ledger.get(call_id) if isinstance(call_id, str) else None
 
 
+class _RestatedCallIdIgnored(Executor):
+    def _readdress(self, previous: object, call_id: object, item_id: object) -> None:
+        return None
+
+
+class RestatedCallIdIgnored(Retraction):
+    """Keeps a re-addressed call's record under the id it was made with, which the response does not hold."""
+
+    executor = _RestatedCallIdIgnored
+
+
+class _RestatedCallIdRunsAgain(Executor):
+    def feed(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
+        answer: list[Outcome] = []
+        for outcome in outcomes:
+            answer += super().feed([outcome])
+            record = _record_of(self, outcome.get("previous_call_id"))
+            if outcome.get("code") == "call_id_restated" and record is not None:
+                again = {**_outcome(record, "accept"), "kind": "tool.call", "call_id": outcome["call_id"]}
+                answer += self._take({**again, "tool_type": record.tool_type, "arguments": record.arguments})
+        return answer
+
+
+class RestatedCallIdRunsAgain(Retraction):
+    """Takes a call re-addressed by its done item for a new call under the new id, and runs it again."""
+
+    executor = _RestatedCallIdRunsAgain
+
+
 class _RetractsOnlyRunning(Executor):
     def _retract(self, call_id: object, item_id: object) -> list[Outcome]:
         record = _record_of(self, call_id)
@@ -728,6 +760,8 @@ MUTANTS = [
     mutant(CancelOnlyExistingCalls, "exec.cancel-only-existing-calls", "EXEC-CANCEL-2"),
     mutant(CancelRepeats, "exec.cancel-repeats", "EXEC-CANCEL-5"),
     mutant(CancelOutlivesTurn, "exec.cancel-outlives-turn", "EXEC-CANCEL-4"),
+    mutant(RestatedCallIdIgnored, "exec.restated-call-id-ignored", "EXEC-ONCE-3"),
+    mutant(RestatedCallIdRunsAgain, "exec.restated-call-id-runs-again", "EXEC-ONCE-3"),
     mutant(RetractionLeavesReadyCalls, "exec.retraction-leaves-ready-calls", "EXEC-RETRACT-1"),
     mutant(RetractionLetsRunningCallsRun, "exec.retraction-lets-running-calls-run", "EXEC-RETRACT-2"),
     mutant(RetractionReportsFinishedCalls, "exec.retraction-reports-finished-calls", "EXEC-RETRACT-3"),

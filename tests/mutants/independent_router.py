@@ -82,7 +82,10 @@ class Fault(Enum):
     ACCEPT_NON_OBJECT_ARGUMENTS = "accept-non-object-arguments"
     PARSE_CUSTOM_INPUT = "parse-custom-input"
     NAME_FROM_ARGUMENTS_DONE = "name-from-arguments-done"
-    DONE_ITEM_IDENTITY_WINS = "done-item-identity-wins"
+    FIRST_IDENTITY_STANDS = "first-stated-identity-stands"
+    SILENT_NAME_CHANGE = "silent-name-change"
+    RESTATED_CALL_ID_REPORTED = "restated-call-id-reported"
+    RESTATED_CALL_ID_RETRACTED = "restated-call-id-retracted"
     IGNORE_ITEM_STATUS = "ignore-item-status"
     FORGET_OPEN_CALLS = "forget-open-calls"
     NO_DUPLICATE_CALL_ID_CHECK = "no-duplicate-call-id-check"
@@ -501,6 +504,7 @@ class Call:
     complete: bool = False  # its .done or its done item was routed: later deltas are late
     outcome: str | None = None  # "tool.call" or "tool.error", once
     fired: bool = False  # its tool.call went out at its .done, before its done item (arguments_done)
+    made_with: str | None = None  # the call id its tool.call went out with
     settled: bool = False  # its done item was routed, or the response ended
 
 
@@ -842,22 +846,31 @@ class IndependentRouter:
         return self._call_done(item, item.call, stated)
 
     def _identity(self, item: ItemState, call: Call, stated: dict[str, Any]) -> tuple[list[Outcome], bool]:
-        """CORE-CALL-4: the done item fills in what the announcement lacked; a different value
-        is a done_mismatch. Also whether the done item contradicts a call already made."""
+        """CORE-CALL-4, -17: what the done item states is the call's, what it leaves out the
+        announcement's; another name or namespace is a done_mismatch (CORE-CALL-18), another call
+        id is not (CORE-CALL-19). Also whether the done item states another tool than the call
+        made at the .done was made for (CORE-CALL-13)."""
         outcomes: list[Outcome] = []
-        contradicted = False  # the done item states another call than the one made at the .done
+        contradicted = False
         for name in ("call_id", "name", "namespace"):
             first, again = getattr(item, name), stated[name]
-            if first is None or (again is not None and self.has(Fault.DONE_ITEM_IDENTITY_WINS)):
-                contradicted |= call.fired and first is None and again is not None  # the call lacked it
-                setattr(item, name, again)
-                if name == "call_id" and again is not None:
-                    self.by_call_id.setdefault(again, item)
-            elif again is not None and again != first:
-                outcomes.append(
-                    _error("done_mismatch", f"the done item states {name} {again!r}, not {first!r}")
-                )
-                contradicted = True
+            if again is None or again == first:
+                continue
+            if first is not None and self.has(Fault.FIRST_IDENTITY_STANDS):  # spec 1.3's rule
+                outcomes.append(_error("done_mismatch", f"the done item states {name} {again!r}"))
+                contradicted |= call.fired
+                continue
+            if name == "call_id":
+                reported = self.has(Fault.RESTATED_CALL_ID_REPORTED)
+            else:
+                reported = not self.has(Fault.SILENT_NAME_CHANGE)
+            if first is not None and reported:
+                message = f"the done item states {name} {again!r}, not {first!r}"
+                outcomes.append(_error("done_mismatch", message))
+            contradicted |= call.fired and name != "call_id"  # a namespace the call lacked included
+            setattr(item, name, again)
+            if name == "call_id":
+                self.by_call_id.setdefault(again, item)
         return outcomes, contradicted
 
     def _call_done(self, item: ItemState, call: Call, stated: dict[str, Any]) -> list[Outcome]:
@@ -882,10 +895,27 @@ class IndependentRouter:
         call.complete = call.settled = True
         call.deltas.release()
         if call.fired:  # arguments_done: the call went out at its .done (CORE-CALL-8)
+            readdressed = item.call_id != call.made_with
             if incomplete and not self.has(Fault.NO_RETRACT_ON_INCOMPLETE):  # CORE-CALL-12
                 outcomes.append(self._retracted(item, "its done item is incomplete"))
             elif contradicted and not self.has(Fault.NO_RETRACT_ON_MISMATCH):  # CORE-CALL-13
                 outcomes.append(self._retracted(item, "its done item states another call"))
+            elif readdressed and self.has(Fault.RESTATED_CALL_ID_RETRACTED):
+                outcomes.append(self._retracted(item, "its done item states another call id"))
+            elif readdressed and not self.has(Fault.FIRST_IDENTITY_STANDS):  # CORE-CALL-20
+                assert item.call_id is not None
+                assert call.made_with is not None
+                self.called.add(item.call_id)  # both ids are the call's (CORE-CALL-7)
+                message = f"the call made as {call.made_with!r} is {item.call_id!r}"
+                outcomes.append(
+                    _error(
+                        "call_id_restated",
+                        message,
+                        item_id=item.id,
+                        call_id=item.call_id,
+                        previous_call_id=call.made_with,
+                    )
+                )
             return outcomes
         if call.outcome is not None and not self.has(Fault.CALL_AGAIN_ON_DUPLICATE_DONE):
             return outcomes
@@ -894,8 +924,10 @@ class IndependentRouter:
         return outcomes + self._produce(item, text)
 
     def _retracted(self, item: ItemState, why: str) -> Outcome:
+        """Names the call as it was made, whatever id its done item states (CORE-CALL-12 .. -14)."""
+        assert item.call is not None
         message = f"the call produced at its .done is withdrawn: {why}"
-        return _error("call_retracted", message, item_id=item.id, call_id=item.call_id)
+        return _error("call_retracted", message, item_id=item.id, call_id=item.call.made_with)
 
     def _resolve_item(self, kind: str, values: dict[str, Any]) -> ItemState:
         """The item an item event belongs to (CORE-ITEM-2, -3, -4, -8)."""
@@ -1070,6 +1102,7 @@ class IndependentRouter:
             outcome["namespace"] = item.namespace
         call.outcome = "tool.call"
         call.fired = not item.done
+        call.made_with = item.call_id
         self.called.add(item.call_id)
         return [outcome]
 
