@@ -205,6 +205,13 @@ def label(obj: JSONObject, field: str) -> str | None:
     return value if type(value) is str else None
 
 
+def agent_name(obj: JSONObject) -> str | None:
+    """An item's `agent`, read as a label: its `agent_name` when it is an object with a string one,
+    else None, never malformed (CORE-TEXT-12, CORE-EVT-11)."""
+    agent = obj.get("agent")
+    return label(agent, "agent_name") if type(agent) is dict else None
+
+
 def natural(obj: JSONObject, field: str, otherwise: int) -> int:
     """A field read only when valid: a JSON integer (not a bool) of 0 or more, else `otherwise`."""
     value = obj.get(field)

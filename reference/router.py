@@ -97,6 +97,7 @@ from typing import Any, Literal, TypeVar
 from .consumers import ConsumerRegistry, DiffConsumer, Finished
 from .fields import (
     Violation,
+    agent_name,
     delta_fields,
     index_or_zero,
     item_reference,
@@ -248,6 +249,8 @@ UNROUTED = frozenset(
         "response.audio.transcript.done",
         "response.shell_call_output_content.delta",
         "response.shell_call_output_content.done",
+        "response.compaction.compacting",
+        "keepalive",
     }
 )
 
@@ -356,6 +359,7 @@ class Item:
     # Not a state: who runs a catalogue item, as its latest form says (CORE-CALLTYPE-4).
     hosted: bool = False
     phase: str | None = None  # a message's, as its announcement states it (CORE-TEXT-9)
+    agent: str | None = None  # the agent that produced it, as its announcement states it (CORE-TEXT-12)
     state: ItemState = "OPEN"
     call: CallState = "ANNOUNCED"
     parts: defaultdict[int, Part] = field(default_factory=partial(defaultdict, Part))  # by content index
@@ -648,6 +652,7 @@ class Router:
             status=optional_str(item, "status", "item."),  # CORE-ITEM-9: read at done only
             hosted=_hosted(item_type, item),
             phase=label(item, "phase"),  # CORE-TEXT-9: only a label, never malformed
+            agent=agent_name(item),  # CORE-TEXT-12: a label too
         )
 
     def _register(self, item: Item) -> None:
@@ -843,6 +848,8 @@ class Router:
         }  # CORE-TEXT-1
         if item.phase is not None:  # CORE-TEXT-9
             routed["phase"] = item.phase
+        if item.agent is not None:  # CORE-TEXT-12
+            routed["agent"] = item.agent
         outcomes = [routed]
         if state == "DROPPED":  # CORE-LIMIT-3: shown, no longer compared
             return outcomes
@@ -871,6 +878,8 @@ class Router:
         }
         if item.phase is not None:  # CORE-TEXT-9
             done["phase"] = item.phase
+        if item.agent is not None:  # CORE-TEXT-12
+            done["agent"] = item.agent
         outcomes.append(done)
         return outcomes
 

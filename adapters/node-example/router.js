@@ -79,8 +79,18 @@ function optionalObject(obj, field) {
 }
 
 const error = (code, message) => ({ kind: "error", code, message });
-// A text outcome with its message's phase, when the message states one (CORE-TEXT-9).
-const withPhase = (outcome, item) => (item.phase === null ? outcome : { ...outcome, phase: item.phase });
+// A text outcome with its message's labels, phase and agent, when the message states them
+// (CORE-TEXT-9, CORE-TEXT-12).
+// The `agent_name` of an item's `agent`, when it is an object that names one (CORE-TEXT-12).
+const agentName = (agent) =>
+  agent !== null && typeof agent === "object" && typeof agent.agent_name === "string" ? agent.agent_name : null;
+
+const withLabels = (outcome, item) => {
+  const labels = {};
+  if (item.phase !== null) labels.phase = item.phase;
+  if (item.agent !== null) labels.agent = item.agent;
+  return { ...outcome, ...labels };
+};
 
 // -- text: deltas until done, then its complete text -------------------------
 
@@ -339,6 +349,7 @@ class Router {
       namespace: optionalString(item, "namespace", "item."),
       status: optionalString(item, "status", "item."), // read at done only
       phase: typeof item.phase === "string" ? item.phase : null, // CORE-TEXT-9: a label, never checked
+      agent: agentName(item.agent), // CORE-TEXT-12: a label too
       done: false,
       resolved: false,
       parts: new Map(),
@@ -445,7 +456,7 @@ class Router {
       throw new Violation("late_delta", `text delta after part ${contentIndex} of '${item.id}' was done`); // CORE-TEXT-6
     }
     const outcomes = [
-      withPhase(
+      withLabels(
         {
           kind: "text.delta",
           item_id: item.id,
@@ -473,7 +484,7 @@ class Router {
     }
     part.done = true;
     const outcomes = part.check(text, "output_text.done text"); // CORE-TEXT-2
-    outcomes.push(withPhase({ kind: "text.done", item_id: item.id, content_index: contentIndex, text }, item));
+    outcomes.push(withLabels({ kind: "text.done", item_id: item.id, content_index: contentIndex, text }, item));
     return outcomes;
   }
 

@@ -439,6 +439,11 @@ MUTANTS: list[Mutant] = [
         "looks an item event's item up before reading its other fields: a malformed delta is unknown_item",
     ),
     _mutant(
+        Fault.AGENT_CHECKED,
+        "CORE-EVT-11",
+        "decodes a multi-agent event's agent member and refuses the event when it is not an object",
+    ),
+    _mutant(
         Fault.SWALLOW_UNKNOWN,
         "CORE-EVT-3",
         "a catch-all branch drops events of unknown types without a trace",
@@ -506,6 +511,7 @@ MUTANTS: list[Mutant] = [
     # answer text, refusal and reasoning
     _mutant(Fault.DROP_EMPTY_TEXT_DELTA, "CORE-TEXT-1", "skips an empty text delta (`if not delta: return`)"),
     _mutant(Fault.PHASE_DROPPED, "CORE-TEXT-9", "shows commentary and the answer alike: no phase on text"),
+    _mutant(Fault.AGENT_DROPPED, "CORE-TEXT-12", "shows a subagent's text as the answer: no agent on text"),
     _mutant(
         Fault.NO_TEXT_MISMATCH,
         "CORE-TEXT-11",
@@ -683,6 +689,11 @@ MUTANTS: list[Mutant] = [
         Fault.HOSTED_CALLS_EXECUTED,
         "CORE-CALL-9",
         "takes any done item with a name and arguments for a function call, a hosted tool's too",
+    ),
+    _mutant(
+        Fault.MULTI_AGENT_CALL_EXECUTED,
+        "CORE-CALL-9",
+        "takes a multi_agent_call (a call_id, JSON arguments) for a function call named by its action",
     ),
     # lifecycle, errors and outcomes
     _mutant(

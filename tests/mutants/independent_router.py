@@ -39,6 +39,7 @@ class Fault(Enum):
     ITEM_FIELDS_UNCHECKED = "item-fields-unchecked"
     ITEM_DECODED_WHOLE = "item-decoded-whole"
     RESOLVE_ITEM_BEFORE_FIELDS = "resolve-item-before-fields"
+    AGENT_CHECKED = "agent-member-checked"
     # items
     OUTPUT_INDEX_FROM_COUNT = "output-index-from-count"
     OUTPUT_INDEX_DECIDES = "output-index-decides"
@@ -52,6 +53,7 @@ class Fault(Enum):
     # text channels
     DROP_EMPTY_TEXT_DELTA = "drop-empty-text-delta"
     PHASE_DROPPED = "phase-dropped"
+    AGENT_DROPPED = "agent-dropped"
     NO_TEXT_MISMATCH = "no-text-done-mismatch"
     MENDS_SPLIT_SURROGATES = "mends-split-surrogates"
     REFUSAL_AS_TEXT = "refusal-as-text"
@@ -94,6 +96,7 @@ class Fault(Enum):
     NO_RETRACT_ON_MISMATCH = "no-retract-on-mismatch"
     NO_RETRACT_AT_END = "no-retract-at-end"
     HOSTED_CALLS_EXECUTED = "hosted-calls-executed"
+    MULTI_AGENT_CALL_EXECUTED = "multi-agent-call-executed"
     # the call catalogue
     CATALOGUE_UNROUTED = "catalogue-unrouted"
     PATCH_FROM_DIFF_DONE = "patch-from-diff-done"
@@ -161,10 +164,11 @@ _UNROUTED_FAMILIES = {
     "audio": ("delta", "done"),
     "audio.transcript": ("delta", "done"),
     "shell_call_output_content": ("delta", "done"),
+    "compaction": ("compacting",),
 }
 UNROUTED = frozenset(
     f"response.{family}.{event}" for family, events in _UNROUTED_FAMILIES.items() for event in events
-)
+) | {"keepalive"}
 
 
 class Refused(Exception):
@@ -522,6 +526,7 @@ class ItemState:
     call: Call | None = None
     hosted: bool = False  # a catalogue item the server runs (CORE-CALLTYPE-4)
     phase: str | None = None  # a message's, as announced (CORE-TEXT-9)
+    agent: str | None = None  # the agent_name of a message's `agent`, as announced (CORE-TEXT-12)
 
 
 # -- bytes to events (spec/sse.md) --------------------------------------------
@@ -575,6 +580,17 @@ class EventStreamDecoder:
                 self.data = []
             self.data.append(value.removeprefix(" "))
         return None  # event, id, retry and unknown fields change nothing (SSE-FIELD-4)
+
+
+def _named_agent(agent: object) -> bool:
+    """An `agent` member that names its agent: an object with a string agent_name."""
+    return isinstance(agent, dict) and isinstance(agent.get("agent_name"), str)
+
+
+def _labelled(outcome: Outcome, item: ItemState) -> Outcome:
+    """A text outcome with its message's labels, phase and agent (CORE-TEXT-9, CORE-TEXT-12)."""
+    labels = {"phase": item.phase, "agent": item.agent}
+    return {**outcome, **{name: value for name, value in labels.items() if value is not None}}
 
 
 def _not_json(constant: str) -> Any:
@@ -666,6 +682,9 @@ class IndependentRouter:
                 if number <= self.last_sequence_number:
                     return []  # taken for a replay
                 self.last_sequence_number = number
+        agent = event.get("agent")
+        if self.has(Fault.AGENT_CHECKED) and agent is not None and not _named_agent(agent):
+            raise Refused("malformed_event", "field 'agent' must be an object with a string agent_name")
         if self.end_status is not None and not self.has(Fault.ROUTE_AFTER_TERMINAL):
             raise Refused("event_after_terminal", f"{kind} after the terminal event")
         if self.has(Fault.ROUTE_VENDOR_SUFFIX) and ":" in kind:
@@ -765,6 +784,8 @@ class IndependentRouter:
     def _item_of(self, values: dict[str, Any], done: bool) -> dict[str, Any]:
         """The fields of the event's item that the router reads (CORE-ITEM-9)."""
         item = values["item"]
+        if item.get("type") == "multi_agent_call" and self.has(Fault.MULTI_AGENT_CALL_EXECUTED):
+            item = {**item, "type": "function_call", "name": item.get("action")}  # a call named by its action
         identity = self._read(item, _ITEM_FIELDS[:2], ("id", "type"), "item.")
         fields = _ITEM_FIELDS[2:]
         if self.has(Fault.ITEM_DECODED_WHOLE):
@@ -817,9 +838,11 @@ class IndependentRouter:
         if stated["id"] in self.items and not self.has(Fault.SECOND_ADDED_REPLACES):
             raise Refused("duplicate_event", f"item {stated['id']!r} was announced before")
         item = self._announce(stated, values["output_index"])
-        phase = values["item"].get("phase")
+        phase, agent = values["item"].get("phase"), values["item"].get("agent")
         if isinstance(phase, str) and not self.has(Fault.PHASE_DROPPED):  # CORE-TEXT-9: a label only
             item.phase = phase
+        if _named_agent(agent) and not self.has(Fault.AGENT_DROPPED):  # CORE-TEXT-12: a label too
+            item.agent = agent["agent_name"]
         if self.has(Fault.FIRE_AT_ADDED) and item.call is not None:
             announced = values["item"].get(TEXT_FIELD.get(item.type, "arguments"))
             return self._produce(item, announced if isinstance(announced, str) and announced else "{}")
@@ -976,7 +999,7 @@ class IndependentRouter:
             "content_index": index,
             "delta": delta,
         }
-        return outcome if item.phase is None else {**outcome, "phase": item.phase}
+        return _labelled(outcome, item)
 
     def _channel(self, kind: str, item: ItemState, values: dict[str, Any]) -> list[Outcome]:
         index_field = "summary_index" if "summary_index" in values else "content_index"
@@ -1022,7 +1045,7 @@ class IndependentRouter:
         if not part.agrees(text) and not self.has(Fault.NO_TEXT_MISMATCH):  # CORE-TEXT-2
             outcomes.append(_error("done_mismatch", f"text {text!r:.60} disagrees with its deltas"))
         done = {"kind": "text.done", "item_id": item.id, "content_index": index, "text": text}
-        return [*outcomes, done if item.phase is None else {**done, "phase": item.phase}]
+        return [*outcomes, _labelled(done, item)]
 
     # -- arguments and calls --
 
