@@ -17,7 +17,9 @@ event. `output_index_router` declares `item_correlation: output_index`
 (CORE-ITEM-10): an item event whose `item_id` names no announced item goes to
 the item announced at its `output_index`. And `session`: a vector whose
 first entry is a session's client step is routed by a `Connection`, a core
-router per response (spec/session.md).
+router per response (spec/session.md); `sequential_lanes_router` declares
+`session_lanes: sequential` (SESSION-LANE-6), for servers that process one
+response at a time.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .connection import Connection, SessionOrStream
+from .connection import Connection, SessionLanes, SessionOrStream
 from .consumers import consumers_for
 from .router import (
     CALL_TYPES,
@@ -48,6 +50,7 @@ class ReferenceAdapter:
     call_arguments: CallArguments = "parsed"
     error_event: ErrorEvent = "routed"
     item_correlation: ItemCorrelation = "item_id"
+    session_lanes: SessionLanes = "multiplexed"
 
     @property
     def options(self) -> dict[str, Any]:
@@ -57,6 +60,7 @@ class ReferenceAdapter:
             "call_arguments": self.call_arguments,
             "error_event": self.error_event,
             "item_correlation": self.item_correlation,
+            "session_lanes": self.session_lanes,
         }
 
     def __call__(self, tools: Sequence[Mapping[str, Any]]) -> SessionOrStream:
@@ -71,8 +75,10 @@ class ReferenceAdapter:
                 item_correlation=self.item_correlation,
             )
 
+        sequential = self.session_lanes == "sequential"
         return SessionOrStream(
-            lambda: Connection(new_router), lambda: ExecutionSession(lambda: ByteRouter(new_router()), tools)
+            lambda: Connection(new_router, sequential_lanes=sequential),
+            lambda: ExecutionSession(lambda: ByteRouter(new_router()), tools),
         )
 
 
@@ -83,3 +89,4 @@ json_text_router = ReferenceAdapter(
 )
 error_ends_stream_router = ReferenceAdapter(error_event="ends_stream")
 output_index_router = ReferenceAdapter(item_correlation="output_index")
+sequential_lanes_router = ReferenceAdapter(session_lanes="sequential")

@@ -5,7 +5,7 @@ Theory of operation
 A router says when a call is complete; the executor decides whether it runs,
 and makes sure it runs at most once. `feed(outcomes)` takes a router's
 outcomes, passes each one on and appends the execution outcomes it causes.
-`cancel`, `approve`, `deny`, `recover` and `audit` are the control steps of
+`cancel`, `approve`, `deny`, `recover`, `audit` and `supply` are the control steps of
 spec/execution.md; `finish` and `fail` end a call whose tool went on running
 (EXEC-RUN-2). A router's `error` `call_retracted` (option `tool_call_point:
 arguments_done`) withdraws a call the executor already took: the executor
@@ -199,6 +199,23 @@ def _audit(record: Record) -> Outcome:
         "kind": "tool.audit",
         **{k: v for k, v in fields.items() if v is not None or (k == "result" and keep_result)},
     }
+
+
+def _result(record: Record) -> Outcome:
+    """A record's saved result as a `tool.result` outcome (EXEC-SUPPLY-1)."""
+    outcome: Outcome = {
+        "kind": "tool.result",
+        "item_id": record.item_id,
+        "call_id": record.call_id,
+        "name": record.name,
+        "state": record.state,
+        "started": record.started,
+    }
+    if record.state == "TOOL_SUCCEEDED":
+        outcome["result"] = record.result
+    elif record.code is not None:
+        outcome.update(code=record.code, message=record.message)
+    return outcome
 
 
 def _not_awaiting(call_id: str) -> Outcome:
@@ -449,6 +466,15 @@ class Executor:
     def audit(self) -> list[Outcome]:
         """Every record of the ledger as a `tool.audit` outcome (EXEC-AUDIT-2)."""
         return [_audit(record) for record in self._ledger.records()]
+
+    def supply(self, call_id: str) -> list[Outcome]:
+        """A call's saved result, as a steer's required input asks for it, never run again
+        (EXEC-SUPPLY-1, -2)."""
+        record = self._ledger.get(call_id)
+        if record is None:
+            message = f"call {call_id!r} has no record: it cannot be supplied"
+            return [{"kind": "error", "code": "unknown_call", "message": message}]
+        return [_result(record)]
 
     # -- tools that went on running (EXEC-RUN-2) -----------------------------
 

@@ -431,7 +431,7 @@ def test_the_execution_profile_has_at_least_thirty_vectors(bundled: list[Vector]
         for step in v.events
         if isinstance(step, dict) and "control" in step
     )
-    assert set(controls) == {"cancel", "approve", "deny", "restart", "audit"}
+    assert set(controls) == {"cancel", "approve", "deny", "restart", "audit", "supply"}
 
 
 def test_the_readme_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -521,6 +521,57 @@ class RestatedCallIdRunsAgain(Retraction):
     executor = _RestatedCallIdRunsAgain
 
 
+class _SupplyRunsAgain(Executor):
+    def supply(self, call_id: str) -> list[Outcome]:
+        record = self._ledger.get(call_id)
+        return (
+            super().supply(call_id)
+            if record is None
+            else [_outcome(record, "start"), *super().supply(call_id)]
+        )
+
+
+class SupplyRunsAgain(Execution):
+    """Answers a required input by calling the tool again, its saved result notwithstanding."""
+
+    executor = _SupplyRunsAgain
+
+
+class _SupplyFromMemory(Executor):
+    def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
+        super().__init__(tools, ledger)
+        self._taken: set[str] = set()
+
+    def _take(self, call: Outcome) -> list[Outcome]:
+        self._taken.add(call["call_id"])
+        return super()._take(call)
+
+    def supply(self, call_id: str) -> list[Outcome]:
+        if call_id not in self._taken:
+            return [{"kind": "error", "code": "unknown_call", "message": f"{call_id!r} was not taken here"}]
+        return super().supply(call_id)
+
+
+class SupplyFromMemory(Execution):
+    """Supplies only the results of calls this process took: after a restart, every call is unknown."""
+
+    executor = _SupplyFromMemory
+
+
+class _SupplyAnyCallId(Executor):
+    def supply(self, call_id: str) -> list[Outcome]:
+        if self._ledger.get(call_id) is not None:
+            return super().supply(call_id)
+        unknown = {"kind": "tool.result", "item_id": "", "call_id": call_id, "name": ""}
+        return [{**unknown, "state": "TOOL_SUCCEEDED", "started": False, "result": None}]
+
+
+class SupplyAnyCallId(Execution):
+    """Answers a call id it has no record of with an empty result, as if the call had succeeded."""
+
+    executor = _SupplyAnyCallId
+
+
 class _RetractsOnlyRunning(Executor):
     def _retract(self, call_id: object, item_id: object) -> list[Outcome]:
         record = _record_of(self, call_id)
@@ -760,6 +811,9 @@ MUTANTS = [
     mutant(CancelOnlyExistingCalls, "exec.cancel-only-existing-calls", "EXEC-CANCEL-2"),
     mutant(CancelRepeats, "exec.cancel-repeats", "EXEC-CANCEL-5"),
     mutant(CancelOutlivesTurn, "exec.cancel-outlives-turn", "EXEC-CANCEL-4"),
+    mutant(SupplyRunsAgain, "exec.supply-runs-again", "EXEC-SUPPLY-1"),
+    mutant(SupplyFromMemory, "exec.supply-from-memory", "EXEC-SUPPLY-1"),
+    mutant(SupplyAnyCallId, "exec.supply-any-call-id", "EXEC-SUPPLY-2"),
     mutant(RestatedCallIdIgnored, "exec.restated-call-id-ignored", "EXEC-ONCE-3"),
     mutant(RestatedCallIdRunsAgain, "exec.restated-call-id-runs-again", "EXEC-ONCE-3"),
     mutant(RetractionLeavesReadyCalls, "exec.retraction-leaves-ready-calls", "EXEC-RETRACT-1"),
