@@ -146,6 +146,8 @@ def optional_index(obj: JSONObject, field: str) -> int | None:
     value = obj.get(field)
     if value is None or (type(value) is int and value >= 0):  # the common cases, first
         return value
+    if type(value) is float and value.is_integer() and value >= 0:  # 1.0, 1e0: worth 1 (CORE-EVT-12)
+        return int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise _malformed(field, "a non-negative integer", value)
     return value

@@ -479,6 +479,8 @@ def _catalogue_input(tool_type: str, done: JSONObject) -> tuple[JSONObject | Non
         return None, "incomplete", f"the done item has no {source}"
     if tool_type == "mcp_approval":
         server_label = done.get("server_label")
+        if server_label is None:  # CORE-CALLTYPE-10: no server to answer
+            return None, "incomplete", "the done item has no server_label"
         if not isinstance(value, str) or not isinstance(server_label, str):
             return None, "invalid_arguments", "an approval request needs string arguments and server_label"
         arguments, code, message = _parse_arguments(value)  # CORE-CALL-3, -10, -11, CORE-LIMIT-2
@@ -492,8 +494,11 @@ def _catalogue_input(tool_type: str, done: JSONObject) -> tuple[JSONObject | Non
         ):
             return None, "invalid_arguments", f"{source} must hold action objects with a string type"
         fields: JSONObject = {"actions": actions}
-        if isinstance(done.get("pending_safety_checks"), list):
-            fields["pending_safety_checks"] = done["pending_safety_checks"]
+        checks = done.get("pending_safety_checks")
+        if checks is not None and not isinstance(checks, list):  # CORE-CALLTYPE-7: never dropped unread
+            return None, "invalid_arguments", "pending_safety_checks must be an array"
+        if checks is not None:
+            fields["pending_safety_checks"] = checks
         return fields, "", ""
     if not isinstance(value, dict):
         return None, "invalid_arguments", f"{source} must be an object, got {type(value).__name__}"
@@ -759,8 +764,8 @@ class Router:
                     error_outcome("done_mismatch", f"done item states {name} {again!r}, not {first!r}")
                 )
             setattr(item, name, again)
-            if name == "call_id":
-                self._item_with_call_id.setdefault(again, item)
+            if name == "call_id":  # the done item names it too, most recently (CORE-ITEM-8)
+                self._item_with_call_id[again] = item
         return outcomes
 
     def _catalogue_call(self, item: Item, stated: Item, done: JSONObject) -> list[Outcome]:
@@ -775,14 +780,17 @@ class Router:
             return outcomes + self._resolve_as_error(item, "incomplete", f"the call item is {stated.status}")
         tool_type = CATALOGUE_CALL_TYPES[item.type]
         fields, code, message = _catalogue_input(tool_type, done)
+        # CORE-CALL-22: incomplete, then duplicate_call_id, then the input's own faults.
         if item.call_id is None or (tool_type == "mcp_approval" and item.name is None):
             missing = "call_id" if item.call_id is None else "name"
             return outcomes + self._resolve_as_error(item, "incomplete", f"the call has no {missing}")
-        if fields is None:
+        if fields is None and code == "incomplete":  # CORE-CALLTYPE-10
             return outcomes + self._resolve_as_error(item, code, message)
         if item.call_id in self._called_ids:  # CORE-CALL-7
             message = f"call id {item.call_id!r} was already called"
             return outcomes + self._resolve_as_error(item, "duplicate_call_id", message)
+        if fields is None:  # CORE-CALLTYPE-7, and an approval's arguments as CORE-CALLTYPE-5 says
+            return outcomes + self._resolve_as_error(item, code, message)
         self._called(item, item.call_id)
         item.call = _move(CALL_TRANSITIONS, item.call, "confirm")  # by the item that made it
         name = item.name if tool_type == "mcp_approval" else tool_type
@@ -842,7 +850,7 @@ class Router:
         routed: Outcome = {
             "kind": "text.delta",
             "item_id": item.id,
-            "output_index": item.output_index if output_index is None else output_index,
+            "output_index": item.output_index,  # the item's, whatever the event states (CORE-ITEM-16)
             "content_index": content_index,
             "delta": delta,
         }  # CORE-TEXT-1

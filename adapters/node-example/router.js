@@ -448,7 +448,6 @@ class Router {
 
   textDelta(event) {
     const contentIndex = optionalIndex(event, "content_index") ?? 0; // CORE-ITEM-7
-    const outputIndex = optionalIndex(event, "output_index");
     const delta = requiredString(event, "delta");
     const item = this.findItem(event, "message");
     const part = this.part(item, contentIndex);
@@ -460,7 +459,7 @@ class Router {
         {
           kind: "text.delta",
           item_id: item.id,
-          output_index: outputIndex ?? item.outputIndex,
+          output_index: item.outputIndex, // the item's, whatever the event states (CORE-ITEM-16)
           content_index: contentIndex,
           delta,
         },

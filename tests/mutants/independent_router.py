@@ -40,6 +40,7 @@ class Fault(Enum):
     ITEM_DECODED_WHOLE = "item-decoded-whole"
     RESOLVE_ITEM_BEFORE_FIELDS = "resolve-item-before-fields"
     AGENT_CHECKED = "agent-member-checked"
+    WHOLE_NUMBER_INDEX_MALFORMED = "whole-number-index-malformed"
     # items
     OUTPUT_INDEX_FROM_COUNT = "output-index-from-count"
     OUTPUT_INDEX_DECIDES = "output-index-decides"
@@ -48,6 +49,8 @@ class Fault(Enum):
     SECOND_ADDED_REPLACES = "second-added-replaces"
     DONE_NEEDS_ADDED = "done-needs-added"
     INDEXES_FROM_EVENT_ONLY = "indexes-from-event-only"
+    TEXT_OUTPUT_INDEX_FROM_EVENT = "text-output-index-from-event"
+    DONE_ITEM_CALL_ID_UNKNOWN = "done-item-call-id-unknown"
     CUSTOM_INPUT_IGNORES_CALL_ID = "custom-input-ignores-call-id"
     CUSTOM_INPUT_TO_OPEN_CALL = "custom-input-to-open-call"
     # text channels
@@ -95,6 +98,9 @@ class Fault(Enum):
     NO_RETRACT_ON_INCOMPLETE = "no-retract-on-incomplete"
     NO_RETRACT_ON_MISMATCH = "no-retract-on-mismatch"
     NO_RETRACT_AT_END = "no-retract-at-end"
+    RETRACTION_FREES_CALL_ID = "retraction-frees-call-id"
+    IN_PROGRESS_DONE_ITEM_INCOMPLETE = "in-progress-done-item-incomplete"
+    INPUT_FAULT_BEFORE_DUPLICATE = "input-fault-before-duplicate"
     HOSTED_CALLS_EXECUTED = "hosted-calls-executed"
     MULTI_AGENT_CALL_EXECUTED = "multi-agent-call-executed"
     # the call catalogue
@@ -105,6 +111,8 @@ class Fault(Enum):
     APPROVAL_WITHOUT_REQUEST_ID = "approval-without-request-id"
     SHELL_ADDED_TEXT_DROPPED = "shell-added-text-dropped"
     CATALOGUE_INPUT_UNCHECKED = "catalogue-input-unchecked"
+    MISSING_SERVER_LABEL_INVALID = "missing-server-label-invalid"
+    UNREADABLE_SAFETY_CHECKS_DROPPED = "unreadable-safety-checks-dropped"
     LATE_PREVIEW_SHOWN = "late-preview-shown"
     # lifecycle and errors
     RESPONSE_REQUIRED = "response-required"
@@ -122,6 +130,7 @@ class Fault(Enum):
     COUNT_CHARACTERS = "count-characters"
     SURROGATE_AS_ONE_BYTE = "surrogate-as-one-byte"
     TOO_LARGE_AFTER_COMPLETE = "too-large-after-complete"
+    TOO_LARGE_SOURCES_UNCOMPARED = "too-large-sources-uncompared"
     NO_DEPTH_LIMIT = "no-depth-limit"
     BRACKETS_IN_STRINGS_COUNTED = "brackets-in-strings-counted"
     TEXT_BUFFER_UNBOUNDED = "text-buffer-unbounded"
@@ -184,9 +193,16 @@ class Refused(Exception):
 # What a field must be when present (and not null): the name of the shape and its test.
 _SHAPES: dict[str, Callable[[object], bool]] = {
     "string": lambda value: isinstance(value, str),
-    "index": lambda value: type(value) is int and value >= 0,
+    "index": lambda value: (type(value) is int or _whole(value)) and value >= 0,
     "object": lambda value: isinstance(value, dict),
 }
+
+
+def _whole(value: object) -> bool:
+    """A JSON number written with a fraction or an exponent whose value is whole: 1.0, 1e0."""
+    return type(value) is float and value.is_integer()
+
+
 _ITEM_EVENT = (("item_id", "string"), ("output_index", "index"))
 _PART_EVENT = (*_ITEM_EVENT, ("content_index", "index"))
 _CUSTOM_INPUT_EVENT = (*_ITEM_EVENT, ("call_id", "string"))
@@ -271,7 +287,7 @@ def _read(
             raise Refused("malformed_event", f"field {where + name!r} is null")
         if value is not None and not _SHAPES[shape](value):
             raise Refused("malformed_event", f"field {where + name!r} must be a {shape}, got {value!r:.40}")
-        values[name] = value
+        values[name] = int(value) if shape == "index" and value is not None else value
     for name in required:
         if values[name] is None:
             raise Refused("malformed_event", f"field {where + name!r} is missing")
@@ -727,6 +743,10 @@ class IndependentRouter:
         required: Iterable[str],
         where: str,
     ) -> dict[str, Any]:
+        if self.has(Fault.WHOLE_NUMBER_INDEX_MALFORMED):  # as a Go int or a Rust u64 decodes it
+            for name, shape in fields:
+                if shape == "index" and _whole(source.get(name)):
+                    raise Refused("malformed_event", f"field {where + name!r} must be written as an integer")
         return _read(source, fields, required, where, not self.has(Fault.NULL_IS_WRONG_TYPE))
 
     def _ignored(self, event: dict[str, Any], kind: str) -> list[Outcome]:
@@ -892,12 +912,17 @@ class IndependentRouter:
                 outcomes.append(_error("done_mismatch", message))
             contradicted |= call.fired and name != "call_id"  # a namespace the call lacked included
             setattr(item, name, again)
-            if name == "call_id":
-                self.by_call_id.setdefault(again, item)
+            if name == "call_id" and not self.has(Fault.DONE_ITEM_CALL_ID_UNKNOWN):
+                self.by_call_id[again] = item  # CORE-ITEM-8: the done item states it most recently
         return outcomes, contradicted
 
     def _call_done(self, item: ItemState, call: Call, stated: dict[str, Any]) -> list[Outcome]:
-        incomplete = stated["status"] == "incomplete" and not self.has(Fault.IGNORE_ITEM_STATUS)
+        refusing = (
+            ("incomplete", "in_progress")
+            if self.has(Fault.IN_PROGRESS_DONE_ITEM_INCOMPLETE)
+            else ("incomplete",)
+        )
+        incomplete = stated["status"] in refusing and not self.has(Fault.IGNORE_ITEM_STATUS)
         outcomes, contradicted = self._identity(item, call, stated)
         text, stated_text = call.done_text, stated.get(TEXT_FIELD.get(item.type, "arguments"))
         if text is None and call.deltas.received and self.has(Fault.ARGUMENTS_FROM_DELTAS):
@@ -907,7 +932,9 @@ class IndependentRouter:
             if text is None:
                 agree = call.deltas.agrees(stated_text) or self.has(Fault.NO_ARGUMENTS_MISMATCH)
             else:
-                agree = well_formed(text) == well_formed(stated_text)
+                agree = well_formed(text) == well_formed(stated_text) or (
+                    call.deltas.overflowed and self.has(Fault.TOO_LARGE_SOURCES_UNCOMPARED)
+                )
             if not agree:
                 outcomes.append(
                     _error("done_mismatch", f"the done item's text {stated_text!r:.60} disagrees")
@@ -949,6 +976,8 @@ class IndependentRouter:
     def _retracted(self, item: ItemState, why: str) -> Outcome:
         """Names the call as it was made, whatever id its done item states (CORE-CALL-12 .. -14)."""
         assert item.call is not None
+        if self.has(Fault.RETRACTION_FREES_CALL_ID):  # as if it had never been made (CORE-CALL-7)
+            self.called.discard(str(item.call.made_with))
         message = f"the call produced at its .done is withdrawn: {why}"
         return _error("call_retracted", message, item_id=item.id, call_id=item.call.made_with)
 
@@ -990,8 +1019,11 @@ class IndependentRouter:
     def _text_delta_outcome(
         self, item: ItemState, output_index: int | None, index: int, delta: str
     ) -> Outcome:
-        if output_index is None and not self.has(Fault.INDEXES_FROM_EVENT_ONLY):
-            output_index = item.output_index  # CORE-ITEM-7
+        event_index = self.has(Fault.INDEXES_FROM_EVENT_ONLY) or (
+            output_index is not None and self.has(Fault.TEXT_OUTPUT_INDEX_FROM_EVENT)
+        )
+        if not event_index:
+            output_index = item.output_index  # the item's, whatever the event states (CORE-ITEM-15, -16)
         outcome = {
             "kind": "text.delta",
             "item_id": item.id,
@@ -1171,11 +1203,16 @@ class IndependentRouter:
         if item.call_id is None or (item.name is None and tool_type == "mcp_approval"):
             return outcomes + self._tool_error(item, "incomplete", "the call has no call id or name")
         try:
-            fields = self._catalogue_fields(tool_type, done)
-        except Refused as refused:
+            fields, refused = self._catalogue_fields(tool_type, done), None
+        except Refused as fault:
+            fields, refused = {}, fault
+        first_input = self.has(Fault.INPUT_FAULT_BEFORE_DUPLICATE)
+        if refused is not None and (refused.code == "incomplete" or first_input):  # CORE-CALL-22
             return outcomes + self._tool_error(item, refused.code, str(refused))
-        if item.call_id in self.called:  # CORE-CALL-7
+        if item.call_id in self.called:  # CORE-CALL-7, before the input's own faults
             return outcomes + self._tool_error(item, "duplicate_call_id", f"{item.call_id!r} was called")
+        if refused is not None:
+            return outcomes + self._tool_error(item, refused.code, str(refused))
         name = item.name if tool_type == "mcp_approval" else tool_type
         if "operation" in fields and call.done_text is not None and self.has(Fault.PATCH_FROM_DIFF_DONE):
             fields["operation"] = {**fields["operation"], "diff": call.done_text}
@@ -1209,10 +1246,18 @@ class IndependentRouter:
         if tool_type == "computer":
             checks = done.get("pending_safety_checks")
             fields = {"actions": value}
-            return fields if not isinstance(checks, list) else {**fields, "pending_safety_checks": checks}
+            if isinstance(checks, list):
+                return {**fields, "pending_safety_checks": checks}
+            if checks is not None and not self.has(Fault.UNREADABLE_SAFETY_CHECKS_DROPPED):
+                raise Refused(
+                    "invalid_arguments", "pending_safety_checks must be an array"
+                )  # CORE-CALLTYPE-7
+            return fields
         if tool_type != "mcp_approval":
             return {name: value}
         label = done.get("server_label")
+        if label is None and not self.has(Fault.MISSING_SERVER_LABEL_INVALID):
+            raise Refused("incomplete", "an approval request names no server_label")  # CORE-CALLTYPE-10
         if not isinstance(label, str):
             raise Refused("invalid_arguments", "an approval request names its server_label")
         if nesting_depth(value, self.faults) > MAX_DEPTH:
