@@ -537,7 +537,9 @@ class SupplyRunsAgain(Execution):
     executor = _SupplyRunsAgain
 
 
-class _SupplyFromMemory(Executor):
+class _TakenHere(Executor):
+    """An executor that remembers, in memory, the call ids this process took."""
+
     def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
         super().__init__(tools, ledger)
         self._taken: set[str] = set()
@@ -546,6 +548,8 @@ class _SupplyFromMemory(Executor):
         self._taken.add(call["call_id"])
         return super()._take(call)
 
+
+class _SupplyFromMemory(_TakenHere):
     def supply(self, call_id: str) -> list[Outcome]:
         if call_id not in self._taken:
             return [{"kind": "error", "code": "unknown_call", "message": f"{call_id!r} was not taken here"}]
@@ -760,15 +764,7 @@ class AuditsDeltas(Execution):
     executor = _AuditsDeltas
 
 
-class _AuditsThisProcess(Executor):
-    def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
-        super().__init__(tools, ledger)
-        self._taken: set[str] = set()
-
-    def _take(self, call: Outcome) -> list[Outcome]:
-        self._taken.add(call["call_id"])
-        return super()._take(call)
-
+class _AuditsThisProcess(_TakenHere):
     def audit(self) -> list[Outcome]:
         return [record for record in super().audit() if record["call_id"] in self._taken]
 
