@@ -202,7 +202,7 @@ class _Checker:
         self.after_done = False
         self.response_id: str | None = None
         self.items: dict[str, _Item] = {}
-        self.call_ids: set[str] = set()  # stated by the items announced (PROD-ITEM-6)
+        self.call_ids: dict[str, str] = {}  # each call item's call id, by item id (PROD-ITEM-6)
 
     def report(self, requirement: str, message: str) -> None:
         self.violations.append(Violation(self.index, requirement, message))
@@ -340,15 +340,17 @@ class _Checker:
         self.items[item["id"]] = _Item(item["type"], output_index, item)
 
     def _own_call_id(self, item: dict[str, Any]) -> None:
-        """PROD-ITEM-6: no two items of a response state one call id."""
+        """PROD-ITEM-6: no two call items of a response have one call id; an item's is the one its
+        announcement states, then the one its done item restates (PROD-DONE-1)."""
         call_id = item.get("call_id")
         if not isinstance(call_id, str) or item["type"].endswith("_output"):  # an output names its call
             return
-        if call_id in self.call_ids:
+        others = {other for item_id, other in self.call_ids.items() if item_id != item["id"]}
+        if self.call_ids.get(item["id"]) != call_id and call_id in others:
             self.report(
-                "PROD-ITEM-6", f"item {item['id']!r} states call_id {call_id!r}, as an earlier item does"
+                "PROD-ITEM-6", f"item {item['id']!r} states call_id {call_id!r}, as another item does"
             )
-        self.call_ids.add(call_id)
+        self.call_ids[item["id"]] = call_id
 
     def _named(self, event: dict[str, Any]) -> dict[str, Any]:
         """A shell command event names no item: it is the one at its output_index (PROD-ITEM-3)."""
@@ -447,6 +449,7 @@ class _Checker:
             return
         item.done = True
         item.stated = done
+        self._own_call_id(done)
         if output_index != item.output_index or done["type"] != item.type:
             self.report(
                 "PROD-ITEM-3",
@@ -478,12 +481,11 @@ class _Checker:
                 _at(done, stated.item_path),
                 f"the done item's {'.'.join(stated.item_path)}",
             )
-            for name in ("call_id", "name"):
-                if done[name] != item.announced[name]:
-                    self.report(
-                        "PROD-DONE-1",
-                        f"the done item's {name} is {done[name]!r}, announced {item.announced[name]!r}",
-                    )
+            if done["name"] != item.announced["name"]:  # a restated call_id is the call's (CORE-CALL-17)
+                self.report(
+                    "PROD-DONE-1",
+                    f"the done item's name is {done['name']!r}, announced {item.announced['name']!r}",
+                )
         elif item.type in ITEM_TEXTS:
             self._catalogue_done(item, done)
 
@@ -491,12 +493,6 @@ class _Checker:
         """PROD-CALLTYPE-2: a done apply_patch or shell call states what its previews streamed."""
         preview = ITEM_TEXTS[item.type]
         family, value = preview.family, _at(done, preview.item_path)
-        if done.get("call_id") != item.announced.get("call_id"):
-            self.report(
-                "PROD-CALLTYPE-2",
-                f"the done item's call_id is {done.get('call_id')!r}, announced "
-                f"{item.announced.get('call_id')!r}",
-            )
         for (text_family, index), text in item.texts.items():
             if text_family != family or text.complete is None:
                 continue

@@ -995,9 +995,8 @@ def _complete_states(draw: st.DrawFn, draft: Draft) -> str | None:
                 candidates.append(
                     ("the done call's " + text.complete, item, (item.done, ("item", text.complete)))
                 )
-            candidates += [
-                (f"the done call's {name}", item, (item.done, ("item", name))) for name in ("call_id", "name")
-            ]
+            # Its name only: a restated call_id is the call's, no fault (PROD-DONE-1, CORE-CALL-17).
+            candidates.append(("the done call's name", item, (item.done, ("item", "name"))))
     picked = _pick(draw, candidates)
     if picked is None:
         return None
@@ -1052,7 +1051,6 @@ def _catalogue_done(draw: st.DrawFn, draft: Draft) -> str | None:
     for item in draft.items:
         if item.kind not in ("apply_patch_call", "shell_call") or not draft.has(item.done):
             continue
-        candidates.append(("another call_id", item, ("item", "call_id")))
         stated = [text for text in item.texts if draft.has(text.done)]
         if item.kind == "apply_patch_call":
             candidates += [("another operation.diff", item, ("item", "operation", "diff")) for _ in stated]

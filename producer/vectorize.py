@@ -59,9 +59,15 @@ from .checker import Captured, Format, check_events, guess_format, read_jsonl, r
 # its tool.call, and tool_type -> the done item's field that states the arguments or input.
 CALL_TYPES = {e.item_types[0]: e.tool_type for e in event_types().values() if e.tool_type and not e.preview}
 TEXT_FIELDS = {e.tool_type: e.item_path[0] for e in event_types().values() if e.tool_type and not e.preview}
-# Items the client never acts on: no outcome of their own (CORE-CALL-9, and the answer's parts).
+# Items the client never acts on: no outcome of their own (CORE-CALL-9, and the answer's parts;
+# spec/core.md section 5.2 lists every item type).
 NO_CALL = frozenset({"message", "reasoning", "web_search_call", "file_search_call", "code_interpreter_call",
-                     "image_generation_call", "mcp_call", "mcp_list_tools"})  # fmt: skip
+                     "image_generation_call", "mcp_call", "mcp_list_tools", "program", "multi_agent_call",
+                     "function_call_output", "custom_tool_call_output", "computer_call_output",
+                     "shell_call_output", "local_shell_call_output", "apply_patch_call_output",
+                     "tool_search_output", "mcp_approval_response", "program_output",
+                     "multi_agent_call_output", "compaction", "additional_tools",
+                     "agent_message"})  # fmt: skip
 # Kinds a vector made here compares; `error` only for a stream that keeps every producer rule.
 DECIDED = ("lifecycle", "error", "text.done", "tool.call", "tool.error", "end")
 
@@ -76,6 +82,7 @@ class _Expectation:
 
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     undecided: dict[str, str] = field(default_factory=dict)  # kind: why
+    options: dict[str, str] = field(default_factory=dict)  # the option values the outcomes hold for
 
     def add(self, at: int | str, kind: str, **fields: Any) -> None:
         self.outcomes.append({"at": at, "kind": kind, **fields})
@@ -174,8 +181,15 @@ def expectation(events: list[Any], items_decided: bool = True) -> _Expectation:
     parts_done: set[tuple[Any, Any]] = set()
     seen: set[str] = set()
     calls_done: set[Any] = set()
+    announced: dict[Any, Any] = {}  # item id -> the call id its output_item.added states
+    completed_early: set[Any] = set()  # calls whose arguments .done came before their done item
     for index, event in enumerate(events[: end + 1]):
         kind = _type(event)
+        if kind == "response.output_item.added":
+            added = _object(event.get("item"))
+            announced.setdefault(added.get("id"), added.get("call_id"))
+        elif kind in ("response.function_call_arguments.done", "response.custom_tool_call_input.done"):
+            completed_early.add(event.get("item_id"))
         if kind in lifecycle_types():
             response = _object(event.get("response"))
             expected.add(index, "lifecycle", event=kind[len("response.") :], response_id=response.get("id"))
@@ -195,6 +209,9 @@ def expectation(events: list[Any], items_decided: bool = True) -> _Expectation:
             call = _object(event.get("item"))  # the call a router takes, whatever the final response says
             if call.get("type") in CALL_TYPES:
                 calls_done.add(call["id"])
+                restated = announced.get(call["id"]) not in (None, call.get("call_id"))
+                if restated and call["id"] in completed_early:  # CORE-CALL-20 at the other point
+                    expected.options["tool_call_point"] = "output_item_done"
                 made = _call(call, seen)
                 if made is None:
                     expected.cannot(["tool.call", "tool.error"], f"call item {call['id']} states no text")
@@ -304,6 +321,8 @@ def _vector(
         "level": "MUST",
         "profile": profile,
     }
+    if expected.options:
+        data["options"] = dict(expected.options)
     if faults:
         data["producer_faults"] = list(faults)
     data["tools"] = _tools(events)

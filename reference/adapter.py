@@ -23,7 +23,9 @@ fault (faults.py), in core and custom-tools. `ReferenceAdapter.with_options`
 makes the reference under any values of these options, two at a time
 included (tests/test_option_pairs.py). And `session`: a vector whose
 first entry is a session's client step is routed by a `Connection`, a core
-router per response (spec/session.md).
+router per response (spec/session.md); `sequential_lanes_router` declares
+`session_lanes: sequential` (SESSION-LANE-6), for servers that process one
+response at a time.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .connection import Connection, SessionOrStream
+from .connection import Connection, SessionLanes, SessionOrStream
 from .consumers import consumers_for
 from .faults import FaultStopRouter
 from .handover import ResponseDoneRouter, ToolCallPoint
@@ -67,6 +69,7 @@ class ReferenceAdapter:
     item_correlation: ItemCorrelation = "item_id"
     producer_fault: ProducerFault = "reported"
     stream_start: StreamStart = "any"  # it takes any stream; `response_created` only narrows what applies
+    session_lanes: SessionLanes = "multiplexed"
 
     @classmethod
     def with_options(cls, **options: Any) -> ReferenceAdapter:
@@ -84,6 +87,7 @@ class ReferenceAdapter:
             "item_correlation": self.item_correlation,
             "producer_fault": self.producer_fault,
             "stream_start": self.stream_start,
+            "session_lanes": self.session_lanes,
         }
 
     def __call__(self, tools: Sequence[Mapping[str, Any]]) -> SessionOrStream:
@@ -103,8 +107,10 @@ class ReferenceAdapter:
             stopping = FaultStopRouter(router) if self.producer_fault == "ends_stream" else router
             return ResponseDoneRouter(stopping) if held else stopping
 
+        sequential = self.session_lanes == "sequential"
         return SessionOrStream(
-            lambda: Connection(new_router), lambda: ExecutionSession(lambda: ByteRouter(new_router()), tools)
+            lambda: Connection(new_router, sequential_lanes=sequential),
+            lambda: ExecutionSession(lambda: ByteRouter(new_router()), tools),
         )
 
 
@@ -115,3 +121,4 @@ error_ends_stream_router = ReferenceAdapter.with_options(error_event="ends_strea
 output_index_router = ReferenceAdapter.with_options(item_correlation="output_index")
 response_done_router = ReferenceAdapter.with_options(tool_call_point="response_done")
 fault_ends_stream_router = ReferenceAdapter.with_options(producer_fault="ends_stream")
+sequential_lanes_router = ReferenceAdapter.with_options(session_lanes="sequential")

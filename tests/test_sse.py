@@ -491,6 +491,9 @@ _IGNORED = [{"kind": "ignored", "type": "acme.x"}]
         (b"data: 1\n" * 9 + b"data: 1\n\n", True),  # each data line fits, together they do not
         (b"event: " + b"e" * LIMIT + b"\ndata: x\n\n", True),
         (b"\xef\xbb\xbfdata: " + b"x" * (LIMIT - 8) + b"\n\n", True),  # the byte order mark counts
+        # bytes as received: each byte that is no UTF-8 counts 1, though its U+FFFD takes 3
+        (b'data: "' + b"\xff" * (LIMIT - 8) + b'"\n\n', False),
+        (b'data: "' + b"\xff" * (LIMIT - 7) + b'"\n\n', True),
     ],
 )
 def test_an_event_past_the_limit_is_one_error_and_decoding_goes_on(stream: bytes, dropped: bool) -> None:

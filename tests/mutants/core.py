@@ -398,6 +398,16 @@ MUTANTS: list[Mutant] = [
         "previews a shell command's deltas but drops the text its .added event starts with",
     ),
     _mutant(
+        Fault.MISSING_SERVER_LABEL_INVALID,
+        "CORE-CALLTYPE-10",
+        "takes an approval request without server_label for one with a bad input, not an incomplete one",
+    ),
+    _mutant(
+        Fault.UNREADABLE_SAFETY_CHECKS_DROPPED,
+        "CORE-CALLTYPE-7",
+        "drops a computer call's pending_safety_checks when they are no array, and runs it unchecked",
+    ),
+    _mutant(
         Fault.CATALOGUE_INPUT_UNCHECKED,
         "CORE-CALLTYPE-7",
         "passes a catalogue call's input on unchecked: an operation without a path is a tool.call",
@@ -437,6 +447,16 @@ MUTANTS: list[Mutant] = [
         Fault.RESOLVE_ITEM_BEFORE_FIELDS,
         "CORE-EVT-8",
         "looks an item event's item up before reading its other fields: a malformed delta is unknown_item",
+    ),
+    _mutant(
+        Fault.AGENT_CHECKED,
+        "CORE-EVT-11",
+        "decodes a multi-agent event's agent member and refuses the event when it is not an object",
+    ),
+    _mutant(
+        Fault.WHOLE_NUMBER_INDEX_MALFORMED,
+        "CORE-EVT-12",
+        "decodes indexes into an integer type and refuses 1.0, as Go's int and Rust's u64 do",
     ),
     _mutant(
         Fault.SWALLOW_UNKNOWN,
@@ -506,6 +526,17 @@ MUTANTS: list[Mutant] = [
     # answer text, refusal and reasoning
     _mutant(Fault.DROP_EMPTY_TEXT_DELTA, "CORE-TEXT-1", "skips an empty text delta (`if not delta: return`)"),
     _mutant(Fault.PHASE_DROPPED, "CORE-TEXT-9", "shows commentary and the answer alike: no phase on text"),
+    _mutant(
+        Fault.TEXT_OUTPUT_INDEX_FROM_EVENT,
+        "CORE-ITEM-16",
+        "copies a text delta's output_index from the event, though its item was announced elsewhere",
+    ),
+    _mutant(
+        Fault.DONE_ITEM_CALL_ID_UNKNOWN,
+        "CORE-ITEM-8",
+        "indexes call ids at announcement only: a call id the done item states names no item",
+    ),
+    _mutant(Fault.AGENT_DROPPED, "CORE-TEXT-12", "shows a subagent's text as the answer: no agent on text"),
     _mutant(
         Fault.NO_TEXT_MISMATCH,
         "CORE-TEXT-11",
@@ -624,9 +655,25 @@ MUTANTS: list[Mutant] = [
         "takes the call's name from response.function_call_arguments.done when it carries one",
     ),
     _mutant(
-        Fault.DONE_ITEM_IDENTITY_WINS,
+        Fault.FIRST_IDENTITY_STANDS,
         "CORE-CALL-17",
-        "a done item that states another call_id or name silently replaces the announced one",
+        "keeps the call id and name first announced when the done item restates them, as spec 1.3 said",
+    ),
+    _mutant(
+        Fault.SILENT_NAME_CHANGE,
+        "CORE-CALL-18",
+        "takes the done item's name for the call without saying that the previews named another tool",
+    ),
+    _mutant(
+        Fault.RESTATED_CALL_ID_REPORTED,
+        "CORE-CALL-19",
+        "reports a done item's restated call id as a done_mismatch, on every client tool search",
+    ),
+    _mutant(
+        Fault.RESTATED_CALL_ID_RETRACTED,
+        "CORE-CALL-20",
+        "at arguments_done, retracts a call whose done item restates only its call id",
+        "arguments_done",
     ),
     _mutant(Fault.IGNORE_ITEM_STATUS, "CORE-CALL-5", "executes a call whose done item has status incomplete"),
     _mutant(
@@ -664,9 +711,30 @@ MUTANTS: list[Mutant] = [
         "arguments_done",
     ),
     _mutant(
+        Fault.RETRACTION_FREES_CALL_ID,
+        "CORE-CALL-7",
+        "at arguments_done, forgets the call id of a retracted call, so a later call with it runs",
+        "arguments_done",
+    ),
+    _mutant(
+        Fault.IN_PROGRESS_DONE_ITEM_INCOMPLETE,
+        "CORE-CALL-21",
+        "refuses a done call item whose status still says in_progress, as the Vercel AI SDK's schema did",
+    ),
+    _mutant(
+        Fault.INPUT_FAULT_BEFORE_DUPLICATE,
+        "CORE-CALL-22",
+        "checks a catalogue call's input before its call id: a duplicate is reported as a bad input",
+    ),
+    _mutant(
         Fault.HOSTED_CALLS_EXECUTED,
         "CORE-CALL-9",
         "takes any done item with a name and arguments for a function call, a hosted tool's too",
+    ),
+    _mutant(
+        Fault.MULTI_AGENT_CALL_EXECUTED,
+        "CORE-CALL-9",
+        "takes a multi_agent_call (a call_id, JSON arguments) for a function call named by its action",
     ),
     # lifecycle, errors and outcomes
     _mutant(
@@ -720,6 +788,11 @@ MUTANTS: list[Mutant] = [
         Fault.SURROGATE_AS_ONE_BYTE,
         "CORE-LIMIT-4",
         "measures deltas with encode('utf-8', 'replace'), so a lone surrogate counts as one byte",
+    ),
+    _mutant(
+        Fault.TOO_LARGE_SOURCES_UNCOMPARED,
+        "CORE-LIMIT-6",
+        "compares nothing of a call refused as too large, not even its .done with its done item",
     ),
     _mutant(
         Fault.TOO_LARGE_AFTER_COMPLETE,

@@ -281,7 +281,7 @@ class UpdateBeforeDelta(CustomTools):
 class NeverFinishes(CustomTools):
     """Drops the consumer at its call's done item without running its finish."""
 
-    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
         return [], None
 
 
@@ -293,7 +293,8 @@ class FinishesAtAnyDone(CustomTools):
         outcomes = super().feed(event)
         if slot is not None and self._slot is slot and _item_of(event, "response.output_item.done"):
             self._slot = None
-            outcomes += self._finish(slot, _streamed(slot.item))[0]  # Codex drops a rejection here
+            # Codex drops a rejection here
+            outcomes += self._finish(slot, _streamed(slot.item), slot.call_id)[0]
         return outcomes
 
 
@@ -308,15 +309,22 @@ class FinishesWithFirstSource(CustomTools):
         self._first.setdefault(item.id, complete)
         return super()._complete_arguments(item, complete, what)
 
-    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
-        return super()._finish(slot, self._first.get(slot.item.id, complete))
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        return super()._finish(slot, self._first.get(slot.item.id, complete), call_id)
 
 
 class RunsRejectedCall(CustomTools):
     """Ignores a rejecting finish and runs the call anyway, as Codex does."""
 
-    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
-        return super()._finish(slot, complete)[0], None
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        return super()._finish(slot, complete, call_id)[0], None
+
+
+class FinishNamesTheAnnouncedCallId(CustomTools):
+    """Names finish's diff.finish after the call id the slot was bound with, not its call's."""
+
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        return super()._finish(slot, complete, slot.call_id)
 
 
 class FinishesCallsThatWillNotRun(CustomTools):
@@ -329,7 +337,7 @@ class FinishesCallsThatWillNotRun(CustomTools):
         outcomes = super().feed(event)
         refused = any(outcome["kind"] == "tool.error" for outcome in outcomes)
         if slot is not None and done is not None and done.get("id") == slot.item.id and refused:
-            finish = self._finish(slot, done.get("input") or complete or "")[0]
+            finish = self._finish(slot, done.get("input") or complete or "", slot.call_id)[0]
             outcomes = _before_call(outcomes, slot.item, finish)
         return outcomes
 
@@ -356,8 +364,8 @@ class ArgumentsDoneWithoutFinish(CustomTools):
         self._at_arguments_done = isinstance(event, dict) and event.get("type") in ARGUMENTS_DONE_EVENTS
         return super().feed(event)
 
-    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
-        return ([], None) if self._at_arguments_done else super()._finish(slot, complete)
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        return ([], None) if self._at_arguments_done else super()._finish(slot, complete, call_id)
 
 
 # -- failure, end, time (sections 5 to 7) -------------------------------------------
@@ -411,7 +419,7 @@ class FinishesAtEnd(CustomTools):
     def _flushed(self, slot: Slot | None, outcomes: list[Outcome]) -> list[Outcome]:
         if slot is None or self.stream_state not in ("TERMINAL", "CLOSED"):
             return outcomes
-        return _before_call(outcomes, slot.item, self._finish(slot, _streamed(slot.item))[0])
+        return _before_call(outcomes, slot.item, self._finish(slot, _streamed(slot.item), slot.call_id)[0])
 
 
 class TimeFromRoutedEventsOnly(CustomTools):
@@ -739,6 +747,7 @@ MUTANTS = [
     mutant(MismatchAfterFinish, "custom.mismatch-after-finish", "CUSTOM-FIN-5"),
     mutant(ArgumentsDoneWithoutFinish, "custom.arguments-done-without-finish", "CUSTOM-FIN-6"),
     mutant(FinishesWithFirstSource, "custom.finishes-with-first-source", "CUSTOM-FIN-7"),
+    mutant(FinishNamesTheAnnouncedCallId, "custom.finish-names-the-announced-call-id", "CUSTOM-FIN-8"),
     mutant(ConsumerFailureEscapes, "custom.consumer-failure-escapes", "CUSTOM-FAIL-1"),
     mutant(KeepsFailedConsumer, "custom.keeps-failed-consumer", "CUSTOM-FAIL-2"),
     mutant(FailedConsumerCancelsCall, "custom.failed-consumer-cancels-call", "CUSTOM-FAIL-3"),

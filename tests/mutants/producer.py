@@ -326,7 +326,7 @@ class TextDoneUnchecked(Unchecked):
 
 
 class DoneItemTextUnchecked(Variant):
-    """Compares a done call item's call_id and name with its announcement, not its arguments."""
+    """Compares a done call item's name with its announcement, not its arguments."""
 
     def _compare(self, item: _Item, family: str, index: int | None, stated: object, what: str) -> None:
         if index is not None:  # a message's part; a call's text has no index
@@ -334,12 +334,12 @@ class DoneItemTextUnchecked(Variant):
 
 
 class DoneItemIdentityUnchecked(Variant):
-    """Compares a done call item's arguments with the .done, not its call_id and name."""
+    """Compares a done call item's arguments with the .done, not its name."""
 
     def _item_done(self, done: dict[str, Any], output_index: int) -> None:
         item = self.items.get(done["id"])
-        if item is not None and "call_id" in item.announced:
-            done = {**done, "call_id": item.announced["call_id"], "name": item.announced.get("name")}
+        if item is not None and "name" in item.announced:
+            done = {**done, "name": item.announced["name"]}
         super()._item_done(done, output_index)
 
 

@@ -4,7 +4,7 @@ piece changed, the way a hand-written WebSocket client of the Responses API gets
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from streamroute.reference import Outcome, Router
 from streamroute.reference.connection import (
@@ -162,6 +162,19 @@ class NoAutomaticSuccessor(Session):
         return None
 
 
+class WarmUpIsNoTurn(Session):
+    """Begins no turn for a warm-up response.create (generate: false), which it takes for no request."""
+
+    def _create(self, message: dict[str, Any]) -> list[Outcome]:
+        return [] if message.get("generate") is False else super()._create(message)
+
+
+class SequentialServerUnknown(Session):
+    """Declares session_lanes sequential, yet takes every bare event for the default lane's."""
+
+    options: ClassVar[dict[str, str]] = {"session_lanes": "sequential"}
+
+
 # -- errors and the end of a connection (sections 4, 5) ----------------------------------------
 
 
@@ -315,6 +328,60 @@ class FailuresNeedAnId(Session):
         return super()._acknowledged(target, steer_id, trigger)
 
 
+class SuccessorFailureIsUnknown(Session):
+    """Takes successor_creation_failed, after acceptance, for an unknown outcome rather than a failure."""
+
+    def _move(self, steer: Steer, trigger: SteerTrigger, fields: dict[str, Any]) -> Outcome:
+        if trigger == "fail" and fields.get("code") == "successor_creation_failed" and steer.steer_id:
+            return super()._move(steer, "lose", {})
+        return super()._move(steer, trigger, fields)
+
+
+class PendingWithoutRequiredInput(Session):
+    """Reports a pending steer without the reason and the stubs of the results its response waits for."""
+
+    def _move(self, steer: Steer, trigger: SteerTrigger, fields: dict[str, Any]) -> Outcome:
+        return super()._move(steer, trigger, {} if trigger == "hold" else fields)
+
+
+class InjectionIsACreate(Session):
+    """Takes every message the client sends that is no steer for a request: an injection begins a turn."""
+
+    def _step(self, step: dict[str, Any]) -> list[Outcome]:
+        message = step.get("message")
+        if (
+            step["control"] == "send"
+            and isinstance(message, dict)
+            and message.get("type") == "response.inject"
+        ):
+            return self._create(message)
+        return super()._step(step)
+
+
+class InjectionsReachTheTurn(Session):
+    """Hands the acknowledgements of an injection to the lane's turn, as if they were its events."""
+
+    def feed(self, entry: object) -> list[Outcome]:
+        if isinstance(entry, dict) and entry.get("type") in (
+            "response.inject.created",
+            "response.inject.failed",
+        ):
+            turn = self._head(entry.get("stream_id"))
+            if turn is not None:
+                return self._route(turn, entry)
+            lane = entry.get("stream_id")
+            return [
+                {
+                    "kind": "error",
+                    "code": "no_response_in_flight",
+                    "message": "no turn",
+                    "stream_id": lane,
+                    "response_id": None,
+                }
+            ]
+        return super().feed(entry)
+
+
 class LostSteersFailed(Session):
     """Takes a steer whose acknowledgement the lost connection swallowed for rejected."""
 
@@ -383,6 +450,8 @@ MUTANTS = [
     mutant(EndsTurnsOnlyAtClose, "session.ends-turns-only-at-close", "SESSION-TURN-3"),
     mutant(EndsTurnsAgainWhenLost, "session.ends-turns-again-when-lost", "SESSION-TURN-4"),
     mutant(NoAutomaticSuccessor, "session.no-automatic-successor", "SESSION-TURN-5"),
+    mutant(WarmUpIsNoTurn, "session.warm-up-is-no-turn", "SESSION-TURN-7"),
+    mutant(SequentialServerUnknown, "session.sequential-server-unknown", "SESSION-LANE-6"),
     mutant(ErrorsEndNoTurn, "session.errors-end-no-turn", "SESSION-ERR-1"),
     mutant(IdleLaneErrorIsStray, "session.idle-lane-error-is-stray", "SESSION-ERR-2"),
     mutant(LimitIsALaneError, "session.limit-is-a-lane-error", "SESSION-LIMIT-1"),
@@ -397,6 +466,10 @@ MUTANTS = [
     mutant(AcceptanceIsACommit, "session.acceptance-is-a-commit", "SESSION-STEER-3"),
     mutant(PendingIsAFailure, "session.pending-is-a-failure", "SESSION-STEER-4"),
     mutant(FailuresNeedAnId, "session.failures-need-an-id", "SESSION-STEER-5"),
+    mutant(SuccessorFailureIsUnknown, "session.successor-failure-is-unknown", "SESSION-STEER-5"),
+    mutant(PendingWithoutRequiredInput, "session.pending-without-required-input", "SESSION-STEER-11"),
+    mutant(InjectionIsACreate, "session.injection-is-a-create", "SESSION-INJECT-1"),
+    mutant(InjectionsReachTheTurn, "session.injections-reach-the-turn", "SESSION-INJECT-2"),
     mutant(LostSteersFailed, "session.lost-steers-failed", "SESSION-STEER-6"),
     mutant(ResendsBlindly, "session.resends-blindly", "SESSION-STEER-7"),
     mutant(AdoptsUnknownAcknowledgements, "session.adopts-unknown-acknowledgements", "SESSION-STEER-8"),
