@@ -53,9 +53,10 @@ from streamroute.conformance.vectors import load_vectors, read_yaml
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _COUNTED = (Status.PASSED, Status.FAILED, Status.ERRORED, Status.SKIPPED, Status.NOT_APPLICABLE)
 # A finding's class (docs/findings.md): a defect a user of the library hits on streams real producers
-# send; a robustness gap, on streams that break producer rules; a design the spec permits through an
-# option the adapter declares; a vector to be fixed.
-_CLASS = re.compile(r"^(defect|robustness gap|choice \(option [a-z_]+\)|unrealistic vector)$")
+# send; a robustness gap, on streams that break producer rules; a design, under the option that names
+# it (`none` while the spec has no option for it); a difference the library's user cannot hit or see
+# (the harness charges what the API does not own, or what has no effect); a vector to be fixed.
+_CLASS = re.compile(r"^(defect|robustness gap|choice \(option [a-z_]+\)|not observable|unrealistic vector)$")
 _LEVELS = ("MUST", "SHOULD", "MAY")
 _PROJECT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")  # the project name a pip requirement starts with
 
@@ -169,8 +170,8 @@ def load_matrix(path: Path) -> Matrix:
         classification = _text(item, "class", where)
         if not _CLASS.match(classification):
             raise UsageError(
-                f"{where}: `class` {classification!r} must be defect, robustness gap, choice (option NAME) "
-                "or unrealistic vector"
+                f"{where}: `class` {classification!r} must be defect, robustness gap, choice (option NAME), "
+                "not observable or unrealistic vector"
             )
         findings.append(
             Finding(
@@ -310,10 +311,14 @@ def _lockfile(path: Path) -> str:
         raise UsageError(f"cannot read the lockfile {path}: {exc}") from exc
 
 
+# What `install` writes in an entry's folder last: the pins it installed.
+INSTALLED = ".streamroute-installed"
+
+
 def install(entry: Entry, workdir: Path) -> str:
     """Install what the entry needs in a folder of its own; return its adapter command."""
     home = (workdir / entry.id).resolve()
-    stamp = home / ".streamroute-installed"
+    stamp = home / INSTALLED
     wanted = [*entry.pip]
     if entry.constraints:
         wanted += [f"constraints {entry.constraints}:", _lockfile(Path(entry.constraints))]
@@ -342,9 +347,20 @@ def install(entry: Entry, workdir: Path) -> str:
             how = ["ci"] if lock is not None and lock.exists() else ["install"]
             _call([npm, *how, "--prefix", str(home), "--no-audit", "--no-fund", "--silent"], log)
         stamp.write_text("\n".join(wanted), encoding="utf-8")
+    return adapter_command(entry, workdir)
+
+
+def adapter_command(entry: Entry, workdir: Path) -> str:
+    """The entry's adapter command, run with what `install` put in its folder under `workdir`."""
+    home = (workdir / entry.id).resolve()
     return entry.command.format(
         python=shlex.quote(str(home / "venv" / "bin" / "python")), dir=shlex.quote(str(home))
     )
+
+
+def installed(entry: Entry, workdir: Path) -> bool:
+    """Whether `install` has installed the entry under `workdir` (its stamp is written last)."""
+    return (workdir / entry.id / INSTALLED).exists()
 
 
 _LIST_DISTRIBUTIONS = (

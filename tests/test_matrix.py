@@ -107,7 +107,9 @@ def test_a_matrix_runs_each_implementation_and_explains_each_failure(
     crashy = Report.load(tmp_path / "out" / "reports" / "crashy.jsonl")
     errored = [v["id"] for v in crashy.vectors if v["status"] == "errored"]
     assert errored
-    assert all(f"| `{vector_id}` | errored | [F1]" in matrix for vector_id in errored)
+    # Each row: vector, status, the requirements it charges, finding, reason.
+    rows = [rf"\| `{re.escape(vector_id)}` \| errored \| [^|]* \| \[F1\]" for vector_id in errored]
+    assert all(re.search(row, matrix) for row in rows)
 
 
 @pytest.mark.slow
@@ -169,7 +171,7 @@ def test_the_published_matrix_file_is_valid_and_every_finding_is_documented() ->
     findings = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     assert len(matrix.entries) >= 5
     assert all(entry.entry_point for entry in matrix.entries)
-    documented = set(re.findall(r"^## (F\d+)$", findings, flags=re.MULTILINE))
+    documented = set(re.findall(r"^#{2,3} (F\d+)$", findings, flags=re.MULTILINE))
     assert documented == {finding.id for finding in matrix.findings}
 
 

@@ -123,7 +123,8 @@ async function runVector(vector) {
     failed = true;
   }
   tally.closing();
-  tally.close.push(...calls(full, vector.tools), { kind: "end", status: failed ? "failed" : endStatus(last) });
+  // A stream that threw made no message: its chunks so far are no response whose calls one runs.
+  tally.close.push(...(failed ? [] : calls(full, vector.tools)), { kind: "end", status: failed ? "failed" : endStatus(last) });
   return tally.reply();
 }
 

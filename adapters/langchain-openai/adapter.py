@@ -154,7 +154,8 @@ def run(vector: dict[str, Any], tally: Tally) -> None:
         tally.add([{"kind": "error", "code": error_code(exc), "message": str(exc)}])
         failed = True
     tally.closing()
-    tally.add(calls(full, vector["tools"]))
+    # A stream that raised made no message: its chunks so far are no response whose calls one runs.
+    tally.add([] if failed else calls(full, vector["tools"]))
     tally.add([{"kind": "end", "status": "failed" if failed else end_status(last)}])
 
 

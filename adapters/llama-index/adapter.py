@@ -85,6 +85,7 @@ def run(vector: dict[str, Any], tally: Tally) -> None:
             last = response
     except openai.APIError as exc:  # openai-python's Stream, at an event with an `error` member only
         tally.add([{"kind": "error", "code": exc.code, "message": exc.message}])
+        last = None  # the agent's step raises with the stream: no response, so no calls to run
     tally.closing()
     tally.add(calls(llm, last))
     tally.add([{"kind": "end"}])

@@ -109,9 +109,7 @@ class Events:
     def _started(self, part: Any) -> list[dict[str, Any]]:
         """A part starts with the content of its first delta, when it has one."""
         if isinstance(part, TextPart) and is_text(part.content, part.provider_details, part.citations):
-            out = {"kind": "text.delta", "item_id": part.id, "delta": part.content}
-            phase = (part.provider_details or {}).get("phase")
-            return [{**out, "phase": phase} if isinstance(phase, str) else out]
+            return [text_delta(part, part.content)]
         if isinstance(part, ThinkingPart) and part.content:
             return [{"kind": "reasoning.delta", "item_id": part.id, "delta": part.content}]
         if isinstance(part, ToolCallPart) and isinstance(part.args, str) and part.args:
@@ -127,7 +125,7 @@ class Events:
             and isinstance(delta, TextPartDelta)
             and is_text(delta.content_delta, delta.provider_details, delta.citations_delta)
         ):
-            return [{"kind": "text.delta", "item_id": part.id, "delta": delta.content_delta}]
+            return [text_delta(part, delta.content_delta)]
         if isinstance(part, ThinkingPart) and isinstance(delta, ThinkingPartDelta) and delta.content_delta:
             return [{"kind": "reasoning.delta", "item_id": part.id, "delta": delta.content_delta}]
         if (
@@ -137,6 +135,13 @@ class Events:
         ):
             return [{"kind": "tool.arguments.delta", "item_id": part.id, "delta": delta.args_delta}]
         return []
+
+
+def text_delta(part: TextPart, text: str) -> dict[str, Any]:
+    """Text of a part: the part's item id and `phase` (its `provider_details`) are each delta's."""
+    out = {"kind": "text.delta", "item_id": part.id, "delta": text}
+    phase = (part.provider_details or {}).get("phase")
+    return {**out, "phase": phase} if isinstance(phase, str) else out
 
 
 def is_text(content: str | None, details: Any, citations: Any) -> bool:
