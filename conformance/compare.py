@@ -157,6 +157,15 @@ class ItemNames:
                     if isinstance(item.get("call_id"), str):
                         with_call_id.setdefault(item["call_id"], name)
             self.names.append(name)
+        self.with_call_id = with_call_id
+
+    def item_of(self, outcome: dict[str, Any]) -> str | None:
+        """The item an outcome names: its `item_id`, else the item whose call its `call_id` is
+        (an adapter that does not observe item ids, spec/observation.md)."""
+        item_id, call_id = outcome.get("item_id"), outcome.get("call_id")
+        if isinstance(item_id, str):
+            return item_id
+        return self.with_call_id.get(call_id) if isinstance(call_id, str) else None
 
     def done_events(self, item_id: str, events: Sequence[Any], positions: range) -> list[int]:
         """The `output_item.done` events of `item_id` among the events at `positions`."""
@@ -189,7 +198,8 @@ def to_canonical_point(
     the done item it takes, not a refused one), else the first. An outcome of another
     event, one that names no item (a `done_mismatch`) or another item than its event's, stays
     where it was produced; so does one with no such done event (an `error` `call_retracted` at
-    the done item comes before the moved `tool.call`).
+    the done item comes before the moved `tool.call`). An outcome that states a `call_id` but no
+    `item_id` names the item of that call.
     """
     names = ItemNames(events, correlation)
     wanted: dict[tuple[Any, Any], set[At]] = {}
@@ -203,7 +213,7 @@ def to_canonical_point(
             candidates = [index for index in candidates if index < stopped_at]
         if candidates:
             outcome = entry.outcome
-            expected_at = wanted.get((outcome["kind"], outcome["item_id"]))
+            expected_at = wanted.get((outcome["kind"], names.item_of(outcome)))
             target = (
                 candidates[0] if expected_at is None else min(set(candidates) & expected_at, default=None)
             )
@@ -219,8 +229,8 @@ def _at_key(at: At) -> float:
 def _done_events(entry: Produced, events: Sequence[Any], names: ItemNames, point: str) -> list[int]:
     """The done events of its item an outcome may move to, in order; none when it stays."""
     outcome = entry.outcome
-    item_id = outcome.get("item_id") if isinstance(outcome, dict) else None
-    if not isinstance(item_id, str):
+    item_id = names.item_of(outcome) if isinstance(outcome, dict) else None
+    if item_id is None:
         return []
     if point == "response_done" and (entry.at == "close" or _event_type(events[entry.at]) in TERMINAL_EVENTS):
         return names.done_events(item_id, events, range(len(events) if entry.at == "close" else entry.at))

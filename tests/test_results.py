@@ -291,6 +291,26 @@ def test_calls_of_the_response_move_back_to_their_done_items() -> None:
     ]
 
 
+def test_an_outcome_without_an_item_id_moves_to_the_item_of_its_call() -> None:
+    """spec/vectors.md 3.1: an implementation that does not observe item ids names a call by its
+    call id, and the call still moves back to its item's done item."""
+    events = [
+        {"type": "response.output_item.added", "item": {"id": "fc_1", "call_id": "call_1"}},
+        {"type": "response.output_item.added", "item": {"id": "fc_2", "call_id": "call_2"}},
+        {"type": "response.output_item.done", "item": {"id": "fc_1", "call_id": "call_1"}},
+        {"type": "response.output_item.done", "item": {"id": "fc_2", "call_id": "call_2"}},
+        {"type": "response.completed"},
+    ]
+    first, second = {"kind": "tool.call", "call_id": "call_2"}, {"kind": "tool.call", "call_id": "call_1"}
+    unknown = {"kind": "tool.call", "call_id": "call_9"}
+    produced = [Produced(4, first), Produced(4, second), Produced(4, unknown)]
+    assert to_canonical_point(produced, events, "response_done") == [
+        Produced(2, second),
+        Produced(3, first),
+        Produced(4, unknown),
+    ]
+
+
 def test_expected_failures_are_strict(tmp_path: Path) -> None:
     listed = tmp_path / "expected-failures.txt"
     listed.write_text("# known\ncore/a  # a reason\ncore/b\n\ncore/gone\n", encoding="utf-8")
