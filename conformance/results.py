@@ -31,6 +31,9 @@ from .observation import observes_of
 from .schemas import OUTCOME, VECTOR, first_error, option_defaults, schema
 from .vectors import At, Vector
 
+# Tools the server runs: a vector that declares one needs no call type of it (spec/vectors.md).
+SERVER_TOOLS = frozenset(schema(VECTOR + "#/$defs/server_tool")["enum"])
+
 # Compared only in execution vectors, so that an implementation can claim
 # `core` and `execution` with its executor always on (spec/execution.md section 10).
 EXECUTION_KINDS = frozenset(schema(OUTCOME + "#/$defs/execution_kind")["enum"])
@@ -114,7 +117,7 @@ def not_applicable_reason(implementation: Implementation, vector: Vector) -> str
     # spec/core.md section 5.1: the tool registry says which call types a vector needs.
     declared_types = implementation.options.get("call_types") or option_defaults()["call_types"]
     for tool in vector.tools:
-        if tool["type"] not in declared_types:
+        if tool["type"] not in declared_types and tool["type"] not in SERVER_TOOLS:
             declared = ", ".join(declared_types)
             return f"needs call type {tool['type']!r}; {implementation.name} declares {declared}"
     return None
