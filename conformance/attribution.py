@@ -1,17 +1,20 @@
 """Which requirement a failure charges (spec/vectors.md section 5, spec/attribution.md).
 
 A failing vector charges the requirements whose outcomes differ, not every id it cites. Each
-difference of its aligned comparison (an expected outcome missing, an unexpected one, a pair that
-differs in kind, event or field) is looked up in the table of spec/attribution.md: the first row
-that matches it names the requirements that govern it, and the difference charges the first of
-them the vector cites, or the first of them when it cites none. A failure that is no comparison
-(an outcome that is not valid, an implementation that raised) is looked up the same way, as the
-difference it makes.
+difference (conformance/differences.py: an expected outcome missing, an unexpected one, one
+produced at another event or in another order, a pair of one event that differs in a field or in
+kind) is looked up in the table of spec/attribution.md: the first row that matches it names the
+requirements that govern it, and the difference charges the first of them the vector cites, or
+the first of them when it cites none. A failure that is no comparison (an outcome that is not
+valid, an implementation that raised, a wrong number of dispatched SSE events) is looked up the
+same way, as the difference it makes. A difference no row matches charges every id the vector
+cites.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +26,17 @@ from .schemas import SPEC_DIR
 
 ATTRIBUTION_MD = SPEC_DIR / "attribution.md"
 
+FAILURES = ("raised", "invalid", "dispatched")
 _TERMINAL = ("response.completed", "response.failed", "response.incomplete")
+_TERMINAL_LIFECYCLE = ("completed", "failed", "incomplete")
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "object": dict,
+    "array": list,
+    "boolean": bool,
+    "number": (int, float),
+    "null": type(None),
+}
 
 
 @dataclass(frozen=True)
@@ -31,11 +44,14 @@ class Difference:
     """One way the produced outcomes part from the expected ones.
 
     `expected` and `produced` are outcomes (an expected one with its `at`; a produced one with
-    the `at` of its event), either None when the other stands alone; `field` is the first field
-    in which a pair of one kind and one event differs (`at` when a pair of one kind comes from
-    another event); `event` is the event at the difference's `at` (the expected outcome's, else the
-    produced one's): None at close and in an sse vector, whose events the harness does not decode.
-    `failure` names a difference that is no comparison: `invalid`, `raised`, `dispatched`."""
+    the `at` of its event), either None when the other stands alone. `field` says how a pair
+    differs: `at`, the expected outcome produced at another event; `order`, the outcomes of one
+    event produced in another order (`expected` the outcome expected first where they part,
+    `produced` the one produced there); else the first field of the expected outcome the produced
+    one lacks or holds another value of, None for a pair of two kinds. `event` is the event at the
+    difference's `at` (the expected outcome's, else the produced one's): None at close and in an
+    sse vector, whose events the harness does not decode. `failure` names a difference that is no
+    comparison: `invalid`, `raised`, `dispatched`."""
 
     expected: Mapping[str, Any] | None
     produced: Mapping[str, Any] | None
@@ -46,11 +62,17 @@ class Difference:
 
 @dataclass(frozen=True)
 class Context:
-    """What the conditions of the table read beyond a difference: the vector and the options."""
+    """What the conditions of the table read beyond a difference: the vector and the options.
+    `events` are the vector's events and steps (None for an sse vector); `miscounted` says whether
+    an sse vector's run dispatched another number of SSE events than its stream holds (None when
+    that is not known); `produced` are the compared outcomes produced, each with its `at`."""
 
     profile: str
     options: Mapping[str, Any]
     expected: Sequence[Mapping[str, Any]]
+    events: Sequence[Any] | None = None
+    miscounted: bool | None = None
+    produced: Sequence[Mapping[str, Any]] = ()
 
 
 class AttributionTableError(Exception):
@@ -71,13 +93,23 @@ class Rule:
         return (
             _expected_matches(self.expected, difference)
             and _outcome_matches(self.produced, difference.produced)
-            and fnmatch.fnmatchcase(difference.field or "", self.differs)
-            and _event_matches(self.event, difference)
-            and all(_holds(condition, difference, context) for condition in self.when)
+            and _alternatives(self.differs or "-", lambda one: _differs(one, difference.field))
+            and _alternatives(self.event, lambda one: _event_matches(one, difference, context))
+            and all(holds(condition, difference, context) for condition in self.when)
         )
 
 
-FAILURES = ("raised", "invalid", "dispatched")
+def _alternatives(pattern: str, matches: Any) -> bool:
+    """A column's alternatives, joined by `or`, each perhaps in backquotes."""
+    return any(matches(one.strip().strip("`")) for one in pattern.split(" or "))
+
+
+def _differs(pattern: str, field: str | None) -> bool:
+    """`-` (or empty): kind or presence; `*` anything; else a glob of the field (`at`, `order`, a
+    field's name, or for `invalid` the path of the first error)."""
+    if pattern in ("-", "*"):
+        return pattern == "*" or field is None
+    return field is not None and fnmatch.fnmatchcase(field, pattern)
 
 
 def _expected_matches(pattern: str, difference: Difference) -> bool:
@@ -92,8 +124,10 @@ def _expected_matches(pattern: str, difference: Difference) -> bool:
 def _outcome_matches(pattern: str, outcome: Mapping[str, Any] | None) -> bool:
     """`-` no outcome; `*` anything, none included; `kind` or `kind:code`, each a glob (`tool.*`,
     `error:*`); alternatives joined by `or`."""
-    if " or " in pattern:
-        return any(_outcome_matches(one.strip().strip("`"), outcome) for one in pattern.split(" or "))
+    return _alternatives(pattern, lambda one: _one_outcome(one, outcome))
+
+
+def _one_outcome(pattern: str, outcome: Mapping[str, Any] | None) -> bool:
     if pattern == "*":
         return True
     if pattern == "-" or outcome is None:
@@ -104,7 +138,8 @@ def _outcome_matches(pattern: str, outcome: Mapping[str, Any] | None) -> bool:
     return not code or fnmatch.fnmatchcase(str(outcome.get("code")), code)
 
 
-def _event_type(event: Any) -> str | None:
+def event_type(event: Any) -> str | None:
+    """An event's `type`, or `step:NAME` for a control or client step."""
     if isinstance(event, dict):
         kind = event.get("type")
         if isinstance(kind, str):
@@ -120,52 +155,196 @@ def _at(difference: Difference) -> Any:
     return None if side is None else side.get("at")
 
 
-def _event_matches(pattern: str, difference: Difference) -> bool:
+def _event_matches(pattern: str, difference: Difference, context: Context) -> bool:
     """`*` any; `close`; `terminal` (a terminal event); `undecoded` (an sse vector's event); else
-    a glob of the event's type, or of `step:NAME` for a client step."""
+    a glob of the event's type, or of `step:NAME` for a step."""
     if pattern == "*":
         return True
     at: Any = _at(difference)
-    if pattern == "close":
-        return bool(at == "close")
-    if at == "close":
-        return False
-    kind = _event_type(difference.event)
-    if pattern == "undecoded":
-        return difference.event is None
+    if pattern == "close" or at == "close":
+        return pattern == "close" and at == "close"
+    if pattern == "undecoded" or context.events is None:
+        return pattern == "undecoded" and context.events is None
+    kind = event_type(difference.event)
     if pattern == "terminal":
         return kind in _TERMINAL
-    return kind is not None and any(
-        fnmatch.fnmatchcase(kind, one.strip().strip("`")) for one in pattern.split(" or ")
-    )
+    return kind is not None and fnmatch.fnmatchcase(kind, pattern)
 
 
-def _holds(condition: str, difference: Difference, context: Context) -> bool:
-    """A condition of the `when` column (spec/attribution.md section 1)."""
+# -- the conditions of the `when` column (spec/attribution.md section 1) -------------------------
+
+_SUBJECTS = ("event", "expected", "produced", "call")
+_MISSING = object()
+
+
+def holds(condition: str, difference: Difference, context: Context) -> bool:
+    """Whether `condition` holds; `not` before it negates it."""
     negated = condition.startswith("not ")
     name = condition.removeprefix("not ")
-    if name.startswith("option "):
-        option, _, wanted = name.removeprefix("option ").partition("=")
-        held = str(context.options.get(option)) == wanted
-    elif name.startswith("profile "):  # the vector's profile
-        held = context.profile == name.removeprefix("profile ")
-    elif name.startswith("event has "):
-        field = name.removeprefix("event has ")
-        held = isinstance(difference.event, dict) and difference.event.get(field) is not None
-    elif name.startswith("produced ") and " is " in name:  # `produced arguments is string`
-        stated, _, kind = name.removeprefix("produced ").partition(" is ")
-        value: Any = (difference.produced or {}).get(stated)
-        held = type(value).__name__ == {"string": "str", "object": "dict", "array": "list"}.get(kind, kind)
+    words = name.split(" ", 1)
+    if words[0] == "option" and len(words) == 2 and "=" in words[1]:
+        option, _, wanted = words[1].partition("=")
+        held = str(context.options.get(option.strip())) == wanted.strip()
+    elif words[0] == "profile" and len(words) == 2:
+        held = context.profile == words[1]
     elif name == "produced later":
         held = _later(difference)
     elif name == "terminal expected":
         held = any(
-            w.get("kind") == "lifecycle" and w.get("event") in ("completed", "failed", "incomplete")
-            for w in context.expected
+            w.get("kind") == "lifecycle" and w.get("event") in _TERMINAL_LIFECYCLE for w in context.expected
         )
+    elif name.startswith("after expected "):
+        held = _after_expected(name.removeprefix("after expected "), difference, context)
+    elif name == "item announced":
+        held = _announced(difference, context)
+    elif name == "event out of sequence":
+        held = _out_of_sequence(difference, context)
+    elif name == "no preview":
+        held = not _previewed(difference, context)
+    elif name == "later turn":
+        held = _later_turn(difference, context)
+    elif name == "dispatch miscounted":
+        held = context.miscounted is True
+    elif name == "event holds null":
+        held = _holds_null(difference.event)
+    elif name.startswith("produced at "):
+        held = _produced_at(name.removeprefix("produced at "), difference, context)
+    elif words[0] in _SUBJECTS and len(words) == 2:
+        held = _holds_of(difference, context, words[0], words[1], condition)
+    elif words[0] == "after" and len(words) == 2:
+        held = _after(words[1], difference, context)
     else:
         raise AttributionTableError(f"unknown condition {condition!r}")
     return held != negated
+
+
+def _subject(name: str, difference: Difference, context: Context) -> Any:
+    if name == "call":  # the call the outcome names: the vector's tool.call or tool.error of its item
+        item = _item(difference)
+        calls = (w for w in context.expected if w.get("kind") in ("tool.call", "tool.error"))
+        return next((w for w in calls if item is not None and w.get("item_id") == item), None)
+    return {"event": difference.event, "expected": difference.expected, "produced": difference.produced}[name]
+
+
+def _holds_of(difference: Difference, context: Context, name: str, test: str, condition: str) -> bool:
+    """Of an event or an outcome: `has PATH` (present and not null), `PATH is TYPE`, `PATH is
+    SUBJECT PATH` (an equal JSON value), `PATH = VALUE` (a glob of the string, or of the JSON text
+    of another value; alternatives joined by `or`); a PATH is dotted (`item.status`)."""
+    subject = _subject(name, difference, context)
+    if test.startswith("has "):
+        value = _path(subject, test.removeprefix("has "))
+        return value is not _MISSING and value is not None
+    path, is_, rest = test.partition(" is ")
+    if is_:
+        value = _path(subject, path)
+        other, _, other_path = rest.partition(" ")
+        if other in _SUBJECTS and other_path:
+            return value is not _MISSING and value == _path(_subject(other, difference, context), other_path)
+        if rest not in _TYPES:
+            raise AttributionTableError(f"unknown type {rest!r} in {condition!r}")
+        return isinstance(value, _TYPES[rest]) and (rest != "number" or not isinstance(value, bool))
+    path, equals, wanted = test.partition(" = ")
+    if not equals:
+        raise AttributionTableError(f"unknown condition {condition!r}")
+    value = _path(subject, path)
+    if value is _MISSING:
+        return False
+    text = value if isinstance(value, str) else json.dumps(value)
+    return any(fnmatch.fnmatchcase(text, _value(one)) for one in wanted.split(" or "))
+
+
+def _value(text: str) -> str:
+    """A value of a condition, perhaps in backquotes; `''` is the empty string."""
+    text = text.strip().strip("`")
+    return "" if text == "''" else text
+
+
+def _holds_null(event: Any) -> bool:
+    """A field the router reads is stated null (CORE-EVT-7): one of the event's own, of its
+    `item` or its nested `error`, or its response's `id` or `status`."""
+    if not isinstance(event, dict):
+        return False
+    response = event.get("response")
+    read = [event, *(event.get(name) for name in ("item", "error"))]
+    if isinstance(response, dict):
+        read.append({name: response.get(name, ...) for name in ("id", "status")})
+    return any(isinstance(fields, dict) and None in fields.values() for fields in read)
+
+
+def _path(subject: Any, path: str) -> Any:
+    for name in path.split("."):
+        if not isinstance(subject, Mapping) or name not in subject:
+            return _MISSING
+        subject = subject[name]
+    return subject
+
+
+def _after(pattern: str, difference: Difference, context: Context) -> bool:
+    """An event of type `pattern` (a glob) came before the difference's event."""
+    at: Any = _at(difference)
+    if context.events is None or at is None:
+        return False
+    before = context.events if at == "close" else context.events[:at]
+    return any(fnmatch.fnmatchcase(event_type(event) or "", pattern) for event in before)
+
+
+def _after_expected(pattern: str, difference: Difference, context: Context) -> bool:
+    """The vector expects an outcome matching `pattern` of the difference's item, at its event or
+    an earlier one."""
+    at: Any = _at(difference)
+    item = _item(difference)
+    return any(
+        _outcome_matches(pattern, w)
+        and (at == "close" or (w["at"] != "close" and w["at"] <= at))
+        and w.get("item_id", item) == item
+        for w in context.expected
+    )
+
+
+def _announced(difference: Difference, context: Context) -> bool:
+    """The difference's item is an item of the stream: some event's `item` has its id."""
+    item = _item(difference)
+    items = (e.get("item") for e in context.events or () if isinstance(e, dict))
+    return any(isinstance(i, dict) and i.get("id") == item for i in items)
+
+
+def _out_of_sequence(difference: Difference, context: Context) -> bool:
+    """The event states a `sequence_number` no greater than an earlier event's (CORE-EVT-6)."""
+    at: Any = _at(difference)
+    if context.events is None or not isinstance(at, int):
+        return False
+    number = _sequence_number(context.events[at])
+    return number is not None and any(
+        (earlier := _sequence_number(e)) is not None and earlier >= number for e in context.events[:at]
+    )
+
+
+def _sequence_number(event: Any) -> int | None:
+    number = event.get("sequence_number") if isinstance(event, dict) else None
+    return number if isinstance(number, int) and not isinstance(number, bool) else None
+
+
+def _previewed(difference: Difference, context: Context) -> bool:
+    """Some produced `diff.*` outcome names the difference's item: its call has a consumer."""
+    side = difference.expected if difference.expected is not None else difference.produced
+    item_id = None if side is None else side.get("item_id")
+    previews = (p for p in context.produced if str(p.get("kind")).startswith("diff."))
+    return any(p.get("item_id") == item_id for p in previews)
+
+
+def _later_turn(difference: Difference, context: Context) -> bool:
+    """The vector expects an `end` at an earlier event: the difference is of a later turn (session)."""
+    at: Any = _at(difference)
+    ends = (w["at"] for w in context.expected if w.get("kind") == "end" and w["at"] != "close")
+    return any(at == "close" or end < at for end in ends)
+
+
+def _produced_at(pattern: str, difference: Difference, context: Context) -> bool:
+    """The produced outcome comes from an event of type `pattern` (a glob), or from close."""
+    at: Any = None if difference.produced is None else difference.produced.get("at")
+    if at == "close" or context.events is None or not isinstance(at, int) or at >= len(context.events):
+        return pattern == "close" and at == "close"
+    return fnmatch.fnmatchcase(event_type(context.events[at]) or "", pattern)
 
 
 def _later(difference: Difference) -> bool:
@@ -176,6 +355,8 @@ def _later(difference: Difference) -> bool:
         return False
     return bool(got == "close" or (want != "close" and got > want))
 
+
+# -- the table --------------------------------------------------------------------------------------
 
 _ROW = re.compile(r"^\|\s*(\d+)\s*\|(.*)\|(.*)\|(.*)\|(.*)\|(.*)\|(.*)\|\s*$")
 _REQUIREMENT = re.compile(r"^[A-Z]+(?:-[A-Z]+)*-\d+$")
@@ -192,19 +373,18 @@ def read_table(path: Path) -> list[Rule]:
         match = _ROW.match(line)
         if match is None:
             continue
-        cells = [_cell(cell) for cell in match.groups()[1:]]
-        expected, produced, differs, event, when, charges = cells
+        expected, produced, differs, event, when, charges = (_cell(cell) for cell in match.groups()[1:])
         requirements = tuple(part.strip() for part in charges.split(","))
         conditions = tuple(_cell(part) for part in when.split(";") if _cell(part))
         where = f"{path}:{number}"
-        if not requirements or not all(_REQUIREMENT.match(r) for r in requirements):
+        if not all(_REQUIREMENT.match(r) for r in requirements):
             raise AttributionTableError(f"{where}: {charges!r} is not a list of requirement ids")
-        rule = Rule(expected or "-", produced or "-", differs, event or "*", conditions, requirements, number)
         for condition in conditions:  # a condition the table cannot mean is found now, not at a failure
             try:
-                _holds(condition, Difference(None, None), Context("core", {}, ()))
+                holds(condition, Difference(None, None), Context("core", {}, ()))
             except AttributionTableError as exc:
                 raise AttributionTableError(f"{where}: {exc}") from None
+        rule = Rule(expected or "-", produced or "-", differs, event or "*", conditions, requirements, number)
         rules.append(rule)
     return rules
 
@@ -221,13 +401,38 @@ def rule_for(difference: Difference, context: Context) -> Rule | None:
 
 def charged(differences: Iterable[Difference], cited: Sequence[str], context: Context) -> tuple[str, ...]:
     """The requirements the differences charge, in the order of the first difference that
-    charges each: of its row's requirements, the first the vector cites, else the first."""
-    found: list[str] = []
+    charges each: of its row's requirements, the first the vector cites, else the first; a
+    difference no row matches charges every requirement the vector cites. A difference of an item
+    an earlier difference was of follows from it, and charges nothing of its own."""
+    found: dict[str, None] = {}
+    items: set[Any] = set()
     for difference in differences:
+        item = _item(difference)
+        if item is not None and item in items:
+            continue
+        items.add(item)
         rule = rule_for(difference, context)
         if rule is None:
-            continue
-        requirement = next((r for r in rule.charges if r in cited), rule.charges[0])
-        if requirement not in found:
-            found.append(requirement)
+            found.update(dict.fromkeys(cited))
+        else:
+            found[next((r for r in rule.charges if r in cited), rule.charges[0])] = None
     return tuple(found)
+
+
+def _item(difference: Difference) -> Any:
+    """What a difference is of, for charging each thing once: the item its expected outcome names,
+    else its produced one, else its event (`item_id`, or the `item` of an item event); a terminal
+    `lifecycle` and the `end` are of the stream's end (of its lane, in a session)."""
+    for side in (difference.expected, difference.produced):
+        if side is None:
+            continue
+        if side.get("kind") == "end" or (
+            side.get("kind") == "lifecycle" and side.get("event") in _TERMINAL_LIFECYCLE
+        ):
+            return ("end", side.get("stream_id"))
+        if isinstance(side.get("item_id"), str):
+            return side["item_id"]
+    event = difference.event if isinstance(difference.event, dict) else {}
+    item = event.get("item")
+    named = item.get("id") if isinstance(item, dict) else event.get("item_id")
+    return named if isinstance(named, str) else None

@@ -364,7 +364,9 @@ class ArgumentsDoneWithoutFinish(CustomTools):
 
 
 class ConsumerFailureEscapes(CustomTools):
-    """Lets a consumer's exception escape from feed, as a router that never expects a plug-in to fail."""
+    """Lets a consumer's exception escape from feed, as a router that never expects a plug-in to fail.
+
+    Feed raises, so it breaks CORE-EVT-2 as well."""
 
     def feed(self, event: object) -> list[Outcome]:
         outcomes = super().feed(event)
@@ -739,7 +741,7 @@ MUTANTS = [
     mutant(MismatchAfterFinish, "custom.mismatch-after-finish", "CUSTOM-FIN-5"),
     mutant(ArgumentsDoneWithoutFinish, "custom.arguments-done-without-finish", "CUSTOM-FIN-6"),
     mutant(FinishesWithFirstSource, "custom.finishes-with-first-source", "CUSTOM-FIN-7"),
-    mutant(ConsumerFailureEscapes, "custom.consumer-failure-escapes", "CUSTOM-FAIL-1"),
+    mutant(ConsumerFailureEscapes, "custom.consumer-failure-escapes", "CUSTOM-FAIL-1", "CORE-EVT-2"),
     mutant(KeepsFailedConsumer, "custom.keeps-failed-consumer", "CUSTOM-FAIL-2"),
     mutant(FailedConsumerCancelsCall, "custom.failed-consumer-cancels-call", "CUSTOM-FAIL-3"),
     mutant(FinishesAtEnd, "custom.finishes-at-end", "CUSTOM-END-1"),

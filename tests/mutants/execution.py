@@ -71,7 +71,10 @@ class _KeepsCallsToItself(Executor):
 
 
 class KeepsCallsToItself(Execution):
-    """Keeps the router's tool.call to itself, passing on only what it decided about the call."""
+    """Keeps the router's tool.call to itself, passing on only what it decided about the call.
+
+    So the application is handed no call at all: on a core vector it breaks CORE-CALL-2 (CORE-CALLTYPE-1
+    for a call of the catalogue) as well."""
 
     executor = _KeepsCallsToItself
 
@@ -672,7 +675,9 @@ class _AuditsDeltas(Executor):
 
 
 class AuditsDeltas(Execution):
-    """Records a call's arguments as its deltas spelled them, not as the router's tool.call gives them."""
+    """Records a call's arguments as its deltas spelled them, not as the router's tool.call gives them.
+
+    Deltas that split a surrogate pair cannot be recorded, and feed raises: CORE-EVT-2 as well."""
 
     executor = _AuditsDeltas
 
@@ -697,7 +702,7 @@ class AuditsThisProcessOnly(Execution):
 
 
 MUTANTS = [
-    mutant(KeepsCallsToItself, "exec.keeps-calls-to-itself", "EXEC-FLOW-1"),
+    mutant(KeepsCallsToItself, "exec.keeps-calls-to-itself", "EXEC-FLOW-1", "CORE-CALL-2", "CORE-CALLTYPE-1"),
     mutant(ExecutionBeforeItsCause, "exec.execution-before-its-cause", "EXEC-FLOW-3"),
     mutant(RecordsRouterErrors, "exec.records-router-errors", "EXEC-FLOW-2"),
     mutant(NoReadyWithoutApproval, "exec.no-ready-without-approval", "EXEC-STATE-1"),
@@ -739,6 +744,6 @@ MUTANTS = [
     mutant(ResumesCallsAwaitingApproval, "exec.resumes-calls-awaiting-approval", "EXEC-RESTART-3"),
     mutant(DefersRecovery, "exec.defers-recovery", "EXEC-RESTART-4"),
     mutant(RecoversReadyCallsFirst, "exec.recovers-ready-calls-first", "EXEC-RESTART-5"),
-    mutant(AuditsDeltas, "exec.audits-deltas", "EXEC-AUDIT-1"),
+    mutant(AuditsDeltas, "exec.audits-deltas", "EXEC-AUDIT-1", "CORE-EVT-2"),
     mutant(AuditsThisProcessOnly, "exec.audits-this-process-only", "EXEC-AUDIT-2"),
 ]

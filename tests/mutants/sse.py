@@ -313,7 +313,7 @@ MUTANTS = [
     mutant(broken_decoders.WaitsForLf, "sse.waits-for-lf", "SSE-CHUNK-2"),
     mutant(AcceptsNanAndInfinity, "sse.accepts-nan-and-infinity", "SSE-DATA-1"),
     mutant(ObjectsOnly, "sse.objects-only", "SSE-DATA-1"),
-    mutant(broken_decoders.StopsAtBadData, "sse.stops-at-bad-data", "SSE-DATA-2"),
+    mutant(broken_decoders.StopsAtBadData, "sse.stops-at-bad-data", "SSE-DATA-2", "CORE-EVT-2"),
     mutant(BadDataEndsStream, "sse.bad-data-ends-stream", "SSE-DATA-2"),
     mutant(broken_decoders.DoesNotKnowDone, "sse.does-not-know-done", "SSE-DATA-3", "SSE-DATA-4"),
     mutant(DoneClosesRouter, "sse.done-closes-router", "SSE-DATA-5"),
