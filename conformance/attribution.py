@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .compare import at_key
 from .schemas import SPEC_DIR
 
 ATTRIBUTION_MD = SPEC_DIR / "attribution.md"
@@ -65,7 +66,8 @@ class Context:
     """What the conditions of the table read beyond a difference: the vector and the options.
     `events` are the vector's events and steps (None for an sse vector); `miscounted` says whether
     an sse vector's run dispatched another number of SSE events than its stream holds (None when
-    that is not known); `produced` are the compared outcomes produced, each with its `at`."""
+    that is not known); `produced` are the compared outcomes produced, each with its `at`; `names`
+    the item each event names (conformance/compare.py `ItemNames`); `tools` the tool registry."""
 
     profile: str
     options: Mapping[str, Any]
@@ -73,6 +75,8 @@ class Context:
     events: Sequence[Any] | None = None
     miscounted: bool | None = None
     produced: Sequence[Mapping[str, Any]] = ()
+    names: Sequence[str | None] = ()  # the item each event names, as a router attributes it
+    tools: Sequence[Mapping[str, Any]] = ()
 
 
 class AttributionTableError(Exception):
@@ -173,7 +177,8 @@ def _event_matches(pattern: str, difference: Difference, context: Context) -> bo
 
 # -- the conditions of the `when` column (spec/attribution.md section 1) -------------------------
 
-_SUBJECTS = ("event", "expected", "produced", "call")
+_CONSUMER_CODES = ("consumer_rejected", "consumer_failed")
+_SUBJECTS = ("event", "expected", "produced", "call", "tool")
 _MISSING = object()
 
 
@@ -194,13 +199,40 @@ def holds(condition: str, difference: Difference, context: Context) -> bool:
             w.get("kind") == "lifecycle" and w.get("event") in _TERMINAL_LIFECYCLE for w in context.expected
         )
     elif name.startswith("after expected "):
-        held = _after_expected(name.removeprefix("after expected "), difference, context)
+        held = _expected_around(name.removeprefix("after expected "), difference, context, before=False)
+    elif name.startswith("before expected "):
+        held = _expected_around(name.removeprefix("before expected "), difference, context, before=True)
     elif name == "item announced":
         held = _announced(difference, context)
+    elif name == "item unrouted":
+        held = not any(p.get("item_id") == _item(difference) for p in context.produced)
+    elif name == "produced before the call":
+        held = _before_the_call(difference, context)
     elif name == "event out of sequence":
         held = _out_of_sequence(difference, context)
-    elif name == "no preview":
-        held = not _previewed(difference, context)
+    elif name == "no consumer seen":
+        held = not _consumer_seen(context)
+    elif name == "event refused":
+        held = _refused(difference, context)
+    elif name == "event names no item":
+        held = _named(difference, context) is None
+    elif name == "produced of the event's item":
+        held = (difference.produced or {}).get("item_id", ...) == _named(difference, context)
+    elif name.startswith("event produced "):
+        at: Any = _at(difference)
+        wanted = name.removeprefix("event produced ")
+        held = any(p.get("at") == at and _outcome_matches(wanted, p) for p in context.produced)
+    elif name == "another item retracted here":
+        held = _retracted_elsewhere(difference, context)
+    elif name == "buffer lags":
+        held = _lags(difference)
+    elif name.startswith(("produced ", "expected ")) and name.endswith(" longer"):
+        side, _, field = name.removesuffix(" longer").partition(" ")
+        held = _longer(difference, field, produced=side == "produced")
+    elif name == "produced within the throttle":
+        held = _throttled(difference, context)
+    elif name == "produced repeats":
+        held = _previous_update(difference, context) == _payload(difference.produced)
     elif name == "later turn":
         held = _later_turn(difference, context)
     elif name == "dispatch miscounted":
@@ -223,7 +255,18 @@ def _subject(name: str, difference: Difference, context: Context) -> Any:
         item = _item(difference)
         calls = (w for w in context.expected if w.get("kind") in ("tool.call", "tool.error"))
         return next((w for w in calls if item is not None and w.get("item_id") == item), None)
+    if name == "tool":  # the registry's tool of the difference's item, by its name and namespace
+        return _tool(_item(difference), context)
     return {"event": difference.event, "expected": difference.expected, "produced": difference.produced}[name]
+
+
+def _tool(item: Any, context: Context) -> Mapping[str, Any] | None:
+    events = (e for e in context.events or () if isinstance(e, dict) and isinstance(e.get("item"), dict))
+    announced = next((e["item"] for e in events if e["item"].get("id") == item), None)
+    if announced is None:
+        return None
+    key = (announced.get("name"), announced.get("namespace"))
+    return next((t for t in context.tools if (t.get("name"), t.get("namespace")) == key), None)
 
 
 def _holds_of(difference: Difference, context: Context, name: str, test: str, condition: str) -> bool:
@@ -254,21 +297,35 @@ def _holds_of(difference: Difference, context: Context, name: str, test: str, co
 
 
 def _value(text: str) -> str:
-    """A value of a condition, perhaps in backquotes; `''` is the empty string."""
+    """A value of a condition, perhaps in backquotes; `''` is the empty string, `\\n` a line feed."""
     text = text.strip().strip("`")
-    return "" if text == "''" else text
+    return "" if text == "''" else text.replace("\\n", "\n")
+
+
+# The fields of an event a router reads (the routing table of spec/core.md section 9, CORE-ITEM-9),
+# and of its `item`, its nested `error` and its `response`.
+_READ = {
+    "event": (
+        "item_id", "output_index", "content_index", "summary_index", "call_id", "delta", "text",
+        "arguments", "input", "command_index", "command", "diff", "code", "message", "error",
+        "response", "item",
+    ),
+    "item": ("id", "type", "call_id", "name", "namespace", "status", "arguments", "input"),
+    "error": ("code", "message"),
+    "response": ("id", "status"),
+}  # fmt: skip
 
 
 def _holds_null(event: Any) -> bool:
-    """A field the router reads is stated null (CORE-EVT-7): one of the event's own, of its
-    `item` or its nested `error`, or its response's `id` or `status`."""
+    """A field the router reads is stated null (CORE-EVT-7)."""
     if not isinstance(event, dict):
         return False
-    response = event.get("response")
-    read = [event, *(event.get(name) for name in ("item", "error"))]
-    if isinstance(response, dict):
-        read.append({name: response.get(name, ...) for name in ("id", "status")})
-    return any(isinstance(fields, dict) and None in fields.values() for fields in read)
+    read: list[tuple[Any, tuple[str, ...]]] = [(event, _READ["event"])]
+    read += [(event.get(name), _READ[name]) for name in ("item", "error", "response")]
+    return any(
+        isinstance(fields, dict) and any(name in fields and fields[name] is None for name in names)
+        for fields, names in read
+    )
 
 
 def _path(subject: Any, path: str) -> Any:
@@ -288,24 +345,38 @@ def _after(pattern: str, difference: Difference, context: Context) -> bool:
     return any(fnmatch.fnmatchcase(event_type(event) or "", pattern) for event in before)
 
 
-def _after_expected(pattern: str, difference: Difference, context: Context) -> bool:
-    """The vector expects an outcome matching `pattern` of the difference's item, at its event or
-    an earlier one."""
-    at: Any = _at(difference)
+def _expected_around(pattern: str, difference: Difference, context: Context, *, before: bool) -> bool:
+    """The vector expects an outcome matching `pattern` of the difference's item at its event or an
+    earlier one (`after`), or at a later one (`before`)."""
+    if _at(difference) is None:
+        return False
+    at = at_key(_at(difference))
     item = _item(difference)
     return any(
         _outcome_matches(pattern, w)
-        and (at == "close" or (w["at"] != "close" and w["at"] <= at))
+        and (at_key(w["at"]) > at if before else at_key(w["at"]) <= at)
         and w.get("item_id", item) == item
         for w in context.expected
     )
 
 
 def _announced(difference: Difference, context: Context) -> bool:
-    """The difference's item is an item of the stream: some event's `item` has its id."""
+    """The difference's item is an item of the stream: some event's `item` has its id (so it is,
+    when the harness does not decode the events)."""
+    if context.events is None:
+        return True
     item = _item(difference)
-    items = (e.get("item") for e in context.events or () if isinstance(e, dict))
+    items = (e.get("item") for e in context.events if isinstance(e, dict))
     return any(isinstance(i, dict) and i.get("id") == item for i in items)
+
+
+def _before_the_call(difference: Difference, context: Context) -> bool:
+    """The produced outcome comes from an earlier event than the vector's outcome for its call."""
+    call = _subject("call", difference, context)
+    got: Any = None if difference.produced is None else difference.produced.get("at")
+    if call is None or got is None or got == "close":
+        return False
+    return bool(call["at"] == "close" or got < call["at"])
 
 
 def _out_of_sequence(difference: Difference, context: Context) -> bool:
@@ -324,12 +395,91 @@ def _sequence_number(event: Any) -> int | None:
     return number if isinstance(number, int) and not isinstance(number, bool) else None
 
 
-def _previewed(difference: Difference, context: Context) -> bool:
-    """Some produced `diff.*` outcome names the difference's item: its call has a consumer."""
-    side = difference.expected if difference.expected is not None else difference.produced
-    item_id = None if side is None else side.get("item_id")
-    previews = (p for p in context.produced if str(p.get("kind")).startswith("diff."))
-    return any(p.get("item_id") == item_id for p in previews)
+def _consumer_seen(context: Context) -> bool:
+    """Something a consumer makes was produced: a `diff.*`, a `tool.error` `consumer_rejected`,
+    an `error` `consumer_failed`."""
+    made = context.produced
+    return any(str(p.get("kind")).startswith("diff.") or p.get("code") in _CONSUMER_CODES for p in made)
+
+
+def _refused(difference: Difference, context: Context) -> bool:
+    """The vector expects the difference's event refused: an `error` there, and no preview."""
+    at: Any = _at(difference)
+    here = [w.get("kind") for w in context.expected if w.get("at") == at]
+    return "error" in here and "tool.arguments.delta" not in here
+
+
+def _named(difference: Difference, context: Context) -> str | None:
+    """The item the difference's event names, as a router attributes it."""
+    at: Any = _at(difference)
+    return context.names[at] if isinstance(at, int) and at < len(context.names) else None
+
+
+def _retracted_elsewhere(difference: Difference, context: Context) -> bool:
+    """The vector expects at the difference's event an `error` `call_retracted` of another item."""
+    at: Any = _at(difference)
+    retracted = (w for w in context.expected if w.get("at") == at and w.get("code") == "call_retracted")
+    return any(w.get("item_id") != _item(difference) for w in retracted)
+
+
+def _lags(difference: Difference) -> bool:
+    """An echo answer whose `buffer` is the expected one without its own `delta`."""
+    want, got = difference.expected or {}, difference.produced or {}
+    buffer, delta = got.get("buffer"), want.get("delta")
+    return isinstance(buffer, str) and isinstance(delta, str) and buffer + delta == want.get("buffer")
+
+
+def _longer(difference: Difference, field: str, *, produced: bool) -> bool:
+    """The produced outcome's text or list field is longer than the expected one's (or shorter)."""
+    want, got = (difference.expected or {}).get(field), (difference.produced or {}).get(field)
+    if not (isinstance(want, (str, list)) and isinstance(got, (str, list))):
+        return False
+    return len(got) > len(want) if produced else len(want) > len(got)
+
+
+THROTTLE_MS = 500  # CUSTOM-PATCH-4
+
+
+def _stream_times(events: Sequence[Any]) -> list[int]:
+    """Each event's stream time (CUSTOM-TIME-1): its `at_ms`, else the time of the event before."""
+    times: list[int] = []
+    for event in events:
+        stated = event.get("at_ms") if isinstance(event, dict) else None
+        if isinstance(stated, int) and not isinstance(stated, bool) and stated >= 0:
+            times.append(stated)
+        else:
+            times.append(times[-1] if times else 0)
+    return times
+
+
+def _updates_before(difference: Difference, context: Context) -> list[Mapping[str, Any]]:
+    """The `diff.update`s produced for the difference's item before its produced outcome."""
+    got = difference.produced or {}
+    at: Any = got.get("at")
+    item = got.get("item_id")
+    if not isinstance(at, int):
+        return []
+    updates = [p for p in context.produced if p.get("kind") == "diff.update" and p.get("item_id") == item]
+    return [p for p in updates if isinstance(p.get("at"), int) and p["at"] < at]
+
+
+def _throttled(difference: Difference, context: Context) -> bool:
+    """The produced update comes less than THROTTLE_MS of stream time after the call's last one."""
+    earlier = _updates_before(difference, context)
+    at: Any = (difference.produced or {}).get("at")
+    if not earlier or context.events is None or not isinstance(at, int):
+        return False
+    times = _stream_times(context.events)
+    return bool(times[at] - times[earlier[-1]["at"]] < THROTTLE_MS)
+
+
+def _previous_update(difference: Difference, context: Context) -> Any:
+    earlier = _updates_before(difference, context)
+    return _payload(earlier[-1]) if earlier else None
+
+
+def _payload(outcome: Mapping[str, Any] | None) -> Any:
+    return None if outcome is None else {k: v for k, v in outcome.items() if k != "at"}
 
 
 def _later_turn(difference: Difference, context: Context) -> bool:
@@ -403,14 +553,20 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
     """The requirements the differences charge, in the order of the first difference that
     charges each: of its row's requirements, the first the vector cites, else the first; a
     difference no row matches charges every requirement the vector cites. A difference of an item
-    an earlier difference was of follows from it, and charges nothing of its own."""
+    or a call an earlier difference was of follows from it, and so does an outcome missing at an
+    event that produced an error in place of another: they charge nothing of their own."""
     found: dict[str, None] = {}
-    items: set[Any] = set()
+    seen: set[Any] = set()
+    refused: set[Any] = set()  # the events an error was produced at in place of what the vector expects
     for difference in differences:
-        item = _item(difference)
-        if item is not None and item in items:
+        things = _things(difference, context)
+        at = _at(difference)
+        follows = bool(things & seen) or (difference.produced is None and at in refused)
+        seen |= things
+        if difference.expected is not None and (difference.produced or {}).get("kind") == "error":
+            refused.add(at)
+        if follows:
             continue
-        items.add(item)
         rule = rule_for(difference, context)
         if rule is None:
             found.update(dict.fromkeys(cited))
@@ -420,19 +576,41 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
 
 
 def _item(difference: Difference) -> Any:
-    """What a difference is of, for charging each thing once: the item its expected outcome names,
-    else its produced one, else its event (`item_id`, or the `item` of an item event); a terminal
-    `lifecycle` and the `end` are of the stream's end (of its lane, in a session)."""
+    """The item a difference is of: the one its expected outcome names, else its produced one,
+    else its event's (`item_id`, or the `item` of an item event)."""
     for side in (difference.expected, difference.produced):
-        if side is None:
-            continue
-        if side.get("kind") == "end" or (
-            side.get("kind") == "lifecycle" and side.get("event") in _TERMINAL_LIFECYCLE
-        ):
-            return ("end", side.get("stream_id"))
-        if isinstance(side.get("item_id"), str):
+        if side is not None and isinstance(side.get("item_id"), str):
             return side["item_id"]
     event = difference.event if isinstance(difference.event, dict) else {}
     item = event.get("item")
     named = item.get("id") if isinstance(item, dict) else event.get("item_id")
     return named if isinstance(named, str) else None
+
+
+def _things(difference: Difference, context: Context) -> set[Any]:
+    """What a difference is of, for charging each once: the items and calls its outcomes name (or
+    its event, when they name none); the stream's end for a terminal `lifecycle` and the `end`; in
+    a session, the turn of an outcome (its lane and response) and the connection of its end; in an
+    sse vector, the stream, whose decoding the first difference shows gone wrong."""
+    if context.events is None:
+        return {("stream",)}
+    things: set[Any] = set()
+    for side in (difference.expected, difference.produced):
+        if side is None:
+            continue
+        kind = side.get("kind")
+        if kind == "connection.closed" or side.get("code") == "event_after_disconnect":
+            things.add(("connection",))
+        elif "stream_id" in side:
+            things.add(("turn", side.get("stream_id"), side.get("response_id")))
+        elif kind == "end" or (kind == "lifecycle" and side.get("event") in _TERMINAL_LIFECYCLE):
+            things.add(("end",))
+        for name in ("item_id", "call_id"):
+            if isinstance(side.get(name), str):
+                things.add((name, side[name]))
+    event = difference.event if isinstance(difference.event, dict) else {}
+    if not things and (item := _item(difference)) is not None:
+        things.add(("item_id", item))
+    if not things and isinstance(event.get("call_id"), str):  # a step naming a call
+        things.add(("call_id", event["call_id"]))
+    return things

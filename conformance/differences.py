@@ -63,10 +63,11 @@ def differences(
     return sorted(found, key=_place)
 
 
-def _place(difference: Difference) -> tuple[float, int]:
-    """In stream order, an expected outcome before a produced one at one event."""
+def _place(difference: Difference) -> tuple[float, bool, int]:
+    """In stream order: at one event an `end` last, as it comes (CORE-LIFE-5), and an expected
+    outcome before a produced one."""
     side: Any = difference.expected if difference.expected is not None else difference.produced
-    return at_key(side["at"]), 0 if difference.expected is not None else 1
+    return at_key(side["at"]), side.get("kind") == "end", 0 if difference.expected is not None else 1
 
 
 class _Reading:

@@ -13,6 +13,7 @@ from typing import Any
 
 from .attribution import Context, Difference, charged
 from .compare import (
+    ItemNames,
     at_key,
     compare,
     compare_stopped,
@@ -182,7 +183,19 @@ def _charges(
     events = None if vector.stream is not None else vector.events
     miscounted = None if dispatched is None else dispatched != vector.dispatched
     outcomes = [{**entry.outcome, "at": entry.at} for entry in produced]
-    context = Context(vector.profile, implementation.options, vector.expected, events, miscounted, outcomes)
+    names = (
+        () if events is None else ItemNames(events, implementation.options.get("item_correlation", "")).names
+    )
+    context = Context(
+        vector.profile,
+        implementation.options,
+        vector.expected,
+        events,
+        miscounted,
+        outcomes,
+        names,
+        vector.tools,
+    )
     return charged(differences, vector.spec, context)
 
 
@@ -191,14 +204,18 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     failure reports every failing cut, an error or a skip the first."""
     cuts = vector.cuts()
     failing: list[tuple[str, Result]] = []
+    answers: set[str] = set()  # what each cut's run produced, event by event
     for number, cut in enumerate(cuts):
         try:
             streamed = implementation.produce_stream(vector, cut.chunks)
         except AdapterFailure as failure:
             errored = _errored(implementation, vector, f"{cut.label}: {failure.message}", failure.details)
-            return replace(errored, charged=_cut_dependent(number > len(failing), errored.charged))
+            return replace(
+                errored, charged=_cut_dependent(len(answers) > 1 or number > len(failing), errored.charged)
+            )
         except AdapterSkipped as skipped:
             return Result(vector.id, Status.SKIPPED, skipped.reason)
+        answers.add(json.dumps([streamed.events, streamed.close], sort_keys=True, default=repr))
         result = _check(implementation, vector, streamed.produced, len(streamed.events))
         if result.status is Status.PASSED and len(streamed.events) != vector.dispatched:
             message = f"dispatched {len(streamed.events)} SSE events; the stream has {vector.dispatched}"
@@ -214,16 +231,15 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     message = f"{label}: {first.message}"
     if len(cuts) > 1:
         message += f"; {len(failing)} of {len(cuts)} cuts fail"
-    charges = _cut_dependent(
-        len(failing) < len(cuts), tuple(dict.fromkeys(c for _, r in failing for c in r.charged))
-    )
+    charges = _cut_dependent(len(answers) > 1, tuple(dict.fromkeys(c for _, r in failing for c in r.charged)))
     return Result(vector.id, Status.FAILED, message, first.details, _by_cut(failing), charged=charges)
 
 
-def _cut_dependent(some_cuts_pass: bool, charges: tuple[str, ...]) -> tuple[str, ...]:
-    """An sse vector whose outcomes depend on where its bytes were cut charges SSE-CHUNK-1 alone
-    (spec/attribution.md section 1): the events it dispatches may not depend on the chunks."""
-    return ("SSE-CHUNK-1",) if some_cuts_pass else charges
+def _cut_dependent(cuts_differ: bool, charges: tuple[str, ...]) -> tuple[str, ...]:
+    """An sse vector whose outcomes depend on where its bytes were cut (some cuts pass, or the cuts
+    produce different outcomes) charges SSE-CHUNK-1 alone (spec/attribution.md section 1.4): the
+    events it dispatches may not depend on the chunks."""
+    return ("SSE-CHUNK-1",) if cuts_differ else charges
 
 
 def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:

@@ -51,7 +51,9 @@ class _ForgetsCr(Decoder):
 
 
 class ForgetsCrBetweenChunks(_Miniature):
-    """A CR at the end of one chunk and the LF starting the next are two line breaks."""
+    """A CR at the end of one chunk and the LF starting the next are two line breaks.
+
+    So what it dispatches depends on where the bytes were cut: SSE-CHUNK-1 as well as SSE-LINE-3."""
 
     decoder = _ForgetsCr
 

@@ -421,10 +421,11 @@ MUTANTS: list[Mutant] = [
         "CORE-EVT-2",
         "reads every event with event.get, so a JSON array or string raises",
     ),
-    # and CORE-ITEM-7: a content_index or summary_index stated null is refused, not taken as 0
+    # and CORE-ITEM-7, CORE-ERR-1, CORE-LIFE-3: an index, an error's code, a failed response's error
+    # stated null are refused, not read as 0, a null code, no error object
     _mutant(
         Fault.NULL_IS_WRONG_TYPE,
-        "CORE-EVT-7 CORE-ITEM-7",
+        "CORE-EVT-7 CORE-ITEM-7 CORE-ERR-1 CORE-LIFE-3",
         "takes a field that is JSON null for a field of the wrong type",
     ),
     # and CORE-EVT-2: a name of the wrong type makes feed raise
@@ -455,9 +456,10 @@ MUTANTS: list[Mutant] = [
         "strips a vendor prefix and routes what follows, so acme:response.output_text.delta is text",
     ),
     _mutant(Fault.UNROUTED_SILENT, "CORE-EVT-5", "knows the unrouted event types and drops them silently"),
+    # and CORE-LIFE-4: the events of a second response after the terminal one go without event_after_terminal
     _mutant(
         Fault.DROP_BY_SEQUENCE_NUMBER,
-        "CORE-EVT-6",
+        "CORE-EVT-6 CORE-LIFE-4",
         "drops an event whose sequence_number is not above the last one, taking it for a replay",
     ),
     # items
@@ -466,9 +468,10 @@ MUTANTS: list[Mutant] = [
         "CORE-ITEM-1",
         "numbers items in announcement order, ignoring the output_index the announcement states",
     ),
+    # and CORE-ITEM-3: an event naming an item never announced is routed to the item at its index
     _mutant(
         Fault.OUTPUT_INDEX_DECIDES,
-        "CORE-ITEM-2",
+        "CORE-ITEM-2 CORE-ITEM-3",
         "attributes an item event by its output_index even when it names its item_id",
     ),
     _mutant(
@@ -508,9 +511,10 @@ MUTANTS: list[Mutant] = [
         "CORE-ITEM-8",
         "attributes custom input events by item_id and output_index only, never by call_id",
     ),
+    # and CORE-EVT-9: the custom input event naming no call, malformed, goes without its malformed_event
     _mutant(
         Fault.CUSTOM_INPUT_TO_OPEN_CALL,
-        "CORE-ITEM-11",
+        "CORE-ITEM-11 CORE-EVT-9",
         "gives a custom input event with no id at all to the most recent open custom call",
     ),
     # answer text, refusal and reasoning
@@ -550,8 +554,11 @@ MUTANTS: list[Mutant] = [
         "produces text.done for every output_text.done, a repeated one too",
     ),
     # arguments
+    # and CORE-ARGS-3: an empty delta is not routed either
     _mutant(
-        Fault.NO_ARGUMENTS_PREVIEW, "CORE-ARGS-1", "buffers argument deltas without producing their preview"
+        Fault.NO_ARGUMENTS_PREVIEW,
+        "CORE-ARGS-1 CORE-ARGS-3",
+        "buffers argument deltas without producing their preview",
     ),
     _mutant(
         Fault.ONE_BUFFER_FOR_ALL_CALLS,

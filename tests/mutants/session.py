@@ -61,7 +61,9 @@ class OneLane(Session):
 
 
 class NewestTurnFirst(Session):
-    """Serves a lane's newest request first."""
+    """Serves a lane's newest request first.
+
+    A lost connection ends its turns newest first too: SESSION-CONN-1 as well."""
 
     def _head(self, lane: Lane) -> Turn | None:
         return next((turn for turn in reversed(self._turns) if turn.lane == lane), None)
@@ -125,7 +127,9 @@ class OneRouterForTheConnection(Session):
 
 
 class EndsTurnsOnlyAtClose(Session):
-    """Moves on to the lane's next turn at a terminal event, but says the turn's end only at close."""
+    """Moves on to the lane's next turn at a terminal event, but says the turn's end only at close.
+
+    A turn an error event ends is said ended at close too: SESSION-ERR-1 as well."""
 
     def _end_turn(self, turn: Turn) -> list[Outcome]:
         self._turns.remove(turn)
@@ -250,7 +254,9 @@ class SendsWhileDown(Session):
 
 
 class ReconnectKeepsTheOldConnection(Session):
-    """Carries the lanes and responses of a lost connection over to the new one."""
+    """Carries the lanes and responses of a lost connection over to the new one.
+
+    A lane of the old connection is then no unknown lane: SESSION-LANE-3 as well."""
 
     def _step(self, step: dict[str, Any]) -> list[Outcome]:
         if step["control"] != "connect" or self._connected:
@@ -275,7 +281,9 @@ class SteersOnTheDefaultLane(Session):
 
 
 class AcceptsTheNewestSteer(Session):
-    """Gives an acknowledgement to the newest requested steer of its target."""
+    """Gives an acknowledgement to the newest requested steer of its target.
+
+    Its steers then commit in another order than they were sent: SESSION-STEER-3 as well."""
 
     def _acknowledged(self, target: str, steer_id: object, trigger: SteerTrigger) -> Steer | None:
         if trigger != "accept":
@@ -285,7 +293,10 @@ class AcceptsTheNewestSteer(Session):
 
 
 class AcceptanceIsACommit(Session):
-    """Takes response.steer.accepted for the commit: the input is applied."""
+    """Takes response.steer.accepted for the commit: the input is applied.
+
+    A successor of the steered response then finds no steer accepted and begins no turn: SESSION-TURN-5
+    as well."""
 
     def _move(self, steer: Steer, trigger: SteerTrigger, fields: dict[str, Any]) -> Outcome:
         if trigger == "accept":
@@ -374,13 +385,13 @@ MUTANTS = [
     mutant(SendsReachTheTurn, "session.sends-reach-the-turn", "SESSION-STEP-1"),
     mutant(SkipsMalformedEntries, "session.skips-malformed-entries", "SESSION-STEP-2"),
     mutant(OneLane, "session.one-lane", "SESSION-LANE-1"),
-    mutant(NewestTurnFirst, "session.newest-turn-first", "SESSION-LANE-2"),
+    mutant(NewestTurnFirst, "session.newest-turn-first", "SESSION-LANE-2", "SESSION-CONN-1"),
     mutant(AdoptsUnknownLanes, "session.adopts-unknown-lanes", "SESSION-LANE-3"),
     mutant(StartsATurnForAnyEvent, "session.starts-a-turn-for-any-event", "SESSION-LANE-4"),
     mutant(LaneLeftUnnamed, "session.lane-left-unnamed", "SESSION-TURN-1"),
     mutant(NamesTheLanesLastResponse, "session.names-the-lanes-last-response", "SESSION-TURN-6"),
     mutant(OneRouterForTheConnection, "session.one-router-for-the-connection", "SESSION-TURN-2"),
-    mutant(EndsTurnsOnlyAtClose, "session.ends-turns-only-at-close", "SESSION-TURN-3"),
+    mutant(EndsTurnsOnlyAtClose, "session.ends-turns-only-at-close", "SESSION-TURN-3", "SESSION-ERR-1"),
     mutant(EndsTurnsAgainWhenLost, "session.ends-turns-again-when-lost", "SESSION-TURN-4"),
     mutant(NoAutomaticSuccessor, "session.no-automatic-successor", "SESSION-TURN-5"),
     mutant(ErrorsEndNoTurn, "session.errors-end-no-turn", "SESSION-ERR-1"),
@@ -391,10 +402,15 @@ MUTANTS = [
     mutant(SilentWhenTheClientCloses, "session.silent-when-the-client-closes", "SESSION-CONN-3"),
     mutant(ClosesAnEndedConnection, "session.closes-an-ended-connection", "SESSION-CONN-6"),
     mutant(SendsWhileDown, "session.sends-while-down", "SESSION-CONN-4"),
-    mutant(ReconnectKeepsTheOldConnection, "session.reconnect-keeps-the-old-connection", "SESSION-CONN-5"),
+    mutant(
+        ReconnectKeepsTheOldConnection,
+        "session.reconnect-keeps-the-old-connection",
+        "SESSION-CONN-5",
+        "SESSION-LANE-3",
+    ),
     mutant(SteersOnTheDefaultLane, "session.steers-on-the-default-lane", "SESSION-STEER-1"),
-    mutant(AcceptsTheNewestSteer, "session.accepts-the-newest-steer", "SESSION-STEER-2"),
-    mutant(AcceptanceIsACommit, "session.acceptance-is-a-commit", "SESSION-STEER-3"),
+    mutant(AcceptsTheNewestSteer, "session.accepts-the-newest-steer", "SESSION-STEER-2", "SESSION-STEER-3"),
+    mutant(AcceptanceIsACommit, "session.acceptance-is-a-commit", "SESSION-STEER-3", "SESSION-TURN-5"),
     mutant(PendingIsAFailure, "session.pending-is-a-failure", "SESSION-STEER-4"),
     mutant(FailuresNeedAnId, "session.failures-need-an-id", "SESSION-STEER-5"),
     mutant(LostSteersFailed, "session.lost-steers-failed", "SESSION-STEER-6"),
