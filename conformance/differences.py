@@ -11,15 +11,37 @@ at one event (one field or the kind differing) or stands alone (missing, unexpec
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from .attribution import Difference
 from .compare import at_key, compare, json_equal
 from .implementation import Produced
 from .vectors import At
 
 Pair = tuple[int | None, int | None]  # an expected and an actual outcome's index, or None
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One way the produced outcomes part from the expected ones.
+
+    `expected` and `produced` are outcomes (an expected one with its `at`; a produced one with
+    the `at` of its event), either None when the other stands alone. `field` says how a pair
+    differs: `at`, the expected outcome produced at another event; `order`, the outcomes of one
+    event produced in another order (`expected` the outcome expected first where they part,
+    `produced` the one produced there); else the first field of the expected outcome the produced
+    one lacks or holds another value of, None for a pair of two kinds. `event` is the event at the
+    difference's `at` (the expected outcome's, else the produced one's): None at close and in an
+    sse vector, whose events the harness does not decode. `failure` names a difference that is no
+    comparison: `invalid`, `raised`, `dispatched`."""
+
+    expected: Mapping[str, Any] | None
+    produced: Mapping[str, Any] | None
+    event: Any = None
+    field: str | None = None
+    failure: str | None = None
+
 
 _CALL_OUTCOMES = ("tool.call", "tool.error")
 # Matching the unequal rows costs up to the product of their numbers; past this many comparisons

@@ -11,7 +11,7 @@ from difflib import SequenceMatcher
 from enum import Enum
 from typing import Any
 
-from .attribution import Context, Difference, charged
+from .attribution import charged
 from .compare import (
     ItemNames,
     at_key,
@@ -25,7 +25,8 @@ from .compare import (
     to_parsed_arguments,
     to_shown,
 )
-from .differences import Pair
+from .conditions import Context
+from .differences import Difference, Pair
 from .differences import differences as differences_of
 from .implementation import AdapterFailure, AdapterSkipped, Implementation, Produced
 from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip, printable
