@@ -143,7 +143,9 @@ class RoutesByEventLine(_Miniature):
 class StopsAtBadData(_Miniature):
     """Raises on data that is not JSON, as `json.loads` does when nobody catches it.
 
-    Feed raises, so it breaks CORE-EVT-2 as well as SSE-DATA-2."""
+    Feed raises, so it breaks CORE-EVT-2 as well as SSE-DATA-2, and claims core with sse."""
+
+    profiles = ("core", "sse")
 
     def _route(self, event: Event, index: int) -> list[Outcome]:
         if event.data != DONE:

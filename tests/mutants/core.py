@@ -421,11 +421,12 @@ MUTANTS: list[Mutant] = [
         "CORE-EVT-2",
         "reads every event with event.get, so a JSON array or string raises",
     ),
-    # and CORE-ITEM-7, CORE-ERR-1, CORE-LIFE-3: an index, an error's code, a failed response's error
-    # stated null are refused, not read as 0, a null code, no error object
+    # and CORE-ITEM-7, CORE-ERR-1, CORE-LIFE-3, CORE-LIFE-1, CORE-ITEM-9: an index, an error's code,
+    # a failed response's error, a lifecycle event's response, an item's call_id stated null are
+    # refused, not read as 0, a null code, no error object, no response, no call_id
     _mutant(
         Fault.NULL_IS_WRONG_TYPE,
-        "CORE-EVT-7 CORE-ITEM-7 CORE-ERR-1 CORE-LIFE-3",
+        "CORE-EVT-7 CORE-ITEM-7 CORE-ERR-1 CORE-LIFE-3 CORE-LIFE-1 CORE-ITEM-9",
         "takes a field that is JSON null for a field of the wrong type",
     ),
     # and CORE-EVT-2: a name of the wrong type makes feed raise

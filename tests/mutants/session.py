@@ -107,7 +107,9 @@ class LaneLeftUnnamed(Session):
 
 
 class NamesTheLanesLastResponse(Session):
-    """Names a turn whose response has not begun after the response its lane had last."""
+    """Names a turn whose response has not begun after the response its lane had last.
+
+    A steer it commits names that response for its successor: SESSION-STEER-3 as well."""
 
     def _create(self, message: dict[str, Any]) -> list[Outcome]:
         outcomes = super()._create(message)
@@ -119,7 +121,9 @@ class NamesTheLanesLastResponse(Session):
 
 
 class OneRouterForTheConnection(Session):
-    """Routes every response of the connection with one core router."""
+    """Routes every response of the connection with one core router.
+
+    A steer committed by a later turn names another successor: SESSION-STEER-3 as well."""
 
     def __init__(self, tools: Tools) -> None:
         shared = Router()
@@ -197,7 +201,10 @@ class IdleLaneErrorIsStray(Session):
 
 
 class LimitIsALaneError(Session):
-    """Reads websocket_connection_limit_reached as one more error of a lane."""
+    """Reads websocket_connection_limit_reached as one more error of a lane.
+
+    So the turns the limit ends end failed, not truncated as at the end of a connection: SESSION-CONN-1
+    as well."""
 
     def feed(self, entry: object) -> list[Outcome]:
         if isinstance(entry, dict) and entry.get("type") == "error" and self._connected:
@@ -389,14 +396,24 @@ MUTANTS = [
     mutant(AdoptsUnknownLanes, "session.adopts-unknown-lanes", "SESSION-LANE-3"),
     mutant(StartsATurnForAnyEvent, "session.starts-a-turn-for-any-event", "SESSION-LANE-4"),
     mutant(LaneLeftUnnamed, "session.lane-left-unnamed", "SESSION-TURN-1"),
-    mutant(NamesTheLanesLastResponse, "session.names-the-lanes-last-response", "SESSION-TURN-6"),
-    mutant(OneRouterForTheConnection, "session.one-router-for-the-connection", "SESSION-TURN-2"),
+    mutant(
+        NamesTheLanesLastResponse,
+        "session.names-the-lanes-last-response",
+        "SESSION-TURN-6",
+        "SESSION-STEER-3",
+    ),
+    mutant(
+        OneRouterForTheConnection,
+        "session.one-router-for-the-connection",
+        "SESSION-TURN-2",
+        "SESSION-STEER-3",
+    ),
     mutant(EndsTurnsOnlyAtClose, "session.ends-turns-only-at-close", "SESSION-TURN-3", "SESSION-ERR-1"),
     mutant(EndsTurnsAgainWhenLost, "session.ends-turns-again-when-lost", "SESSION-TURN-4"),
     mutant(NoAutomaticSuccessor, "session.no-automatic-successor", "SESSION-TURN-5"),
     mutant(ErrorsEndNoTurn, "session.errors-end-no-turn", "SESSION-ERR-1"),
     mutant(IdleLaneErrorIsStray, "session.idle-lane-error-is-stray", "SESSION-ERR-2"),
-    mutant(LimitIsALaneError, "session.limit-is-a-lane-error", "SESSION-LIMIT-1"),
+    mutant(LimitIsALaneError, "session.limit-is-a-lane-error", "SESSION-LIMIT-1", "SESSION-CONN-1"),
     mutant(LostTurnsFail, "session.lost-turns-fail", "SESSION-CONN-1"),
     mutant(RoutesAfterDisconnect, "session.silent-after-disconnect", "SESSION-CONN-2"),
     mutant(SilentWhenTheClientCloses, "session.silent-when-the-client-closes", "SESSION-CONN-3"),
