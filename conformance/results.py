@@ -11,13 +11,14 @@ from difflib import SequenceMatcher
 from enum import Enum
 from typing import Any
 
-from .attribution import Context, Difference, charged
+from .attribution import charged
 from .compare import (
+    ItemNames,
+    at_key,
     compare,
     compare_stopped,
     compared,
     first_fault,
-    json_equal,
     made_before_a_later_fault,
     stopped_expectation,
     to_canonical_point,
@@ -25,6 +26,9 @@ from .compare import (
     to_parsed_arguments,
     to_shown,
 )
+from .conditions import Context
+from .differences import Difference, Pair
+from .differences import differences as differences_of
 from .implementation import AdapterFailure, AdapterSkipped, Implementation, Produced
 from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip, printable
 from .observation import observes_of
@@ -151,26 +155,58 @@ def _judged(implementation: Implementation, vector: Vector) -> Result:
     return _check(implementation, vector, produced)
 
 
-_AT_EVENT = re.compile(r"\bevent (\d+)\b")
+_AT_EVENT = re.compile(r"\bevent (\d+|close)\b")
+_UNREADABLE = re.compile(r"\boutcome \d+ \(from event (?:\d+|close)\): ")  # conformance/implementation.py
 
 
 def _errored(implementation: Implementation, vector: Vector, message: str, details: str) -> Result:
     """The implementation raised or did not answer: a `raised` difference at the event the
-    message names (its first expected outcome from there on), or at the stream's start."""
+    message names (its first expected outcome from there on), or at the stream's start. An outcome
+    that is no JSON value (a NaN, a cycle, a nesting deeper than JSON text can be written here) is
+    an `invalid` one of the outcome itself (`/`), unread."""
     named = _AT_EVENT.search(message)
-    at = int(named.group(1)) if named is not None and vector.stream is None else 0
-    first = next((w for w in vector.expected if w["at"] == "close" or w["at"] >= at), None)
-    event = vector.events[at] if vector.stream is None and at < len(vector.events) else None
-    difference = Difference(first, None, event, failure="raised")
+    at: At = 0 if named is None else "close" if named.group(1) == "close" else int(named.group(1))
+    unreadable = _UNREADABLE.search(message) is not None
+    if vector.stream is not None and not unreadable:
+        at = 0  # a chunk of bytes, not an event
+    if at != "close" and vector.stream is None and at >= len(vector.events):
+        at = 0
+    first = next((w for w in vector.expected if at_key(w["at"]) >= at_key(at)), None)
+    event = _event_at(vector, at)
+    if unreadable:
+        difference = Difference(first, None, event, "/", "invalid")
+    else:
+        difference = Difference(first, None, event, failure="raised")
     return Result(
         vector.id, Status.ERRORED, message, details, charged=_charges(implementation, vector, [difference])
     )
 
 
 def _charges(
-    implementation: Implementation, vector: Vector, differences: Sequence[Difference]
+    implementation: Implementation,
+    vector: Vector,
+    differences: Sequence[Difference],
+    dispatched: int | None = None,
+    produced: Sequence[Produced] = (),
 ) -> tuple[str, ...]:
-    context = Context(vector.profile, implementation.options, vector.expected)
+    """What the differences charge; `dispatched` is the number of SSE events an sse vector's run
+    dispatched, when it is known, and `produced` the outcomes compared."""
+    events = None if vector.stream is not None else vector.events
+    miscounted = None if dispatched is None else dispatched != vector.dispatched
+    outcomes = [{**entry.outcome, "at": entry.at} for entry in produced]
+    names = (
+        () if events is None else ItemNames(events, implementation.options.get("item_correlation", "")).names
+    )
+    context = Context(
+        vector.profile,
+        implementation.options,
+        vector.expected,
+        events,
+        miscounted,
+        outcomes,
+        names,
+        vector.tools,
+    )
     return charged(differences, vector.spec, context)
 
 
@@ -179,15 +215,19 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     failure reports every failing cut, an error or a skip the first."""
     cuts = vector.cuts()
     failing: list[tuple[str, Result]] = []
+    answers: set[str] = set()  # what each cut's run produced, event by event
     for number, cut in enumerate(cuts):
         try:
             streamed = implementation.produce_stream(vector, cut.chunks)
         except AdapterFailure as failure:
             errored = _errored(implementation, vector, f"{cut.label}: {failure.message}", failure.details)
-            return replace(errored, charged=_cut_dependent(number > len(failing), errored.charged))
+            return replace(
+                errored, charged=_cut_dependent(len(answers) > 1 or number > len(failing), errored.charged)
+            )
         except AdapterSkipped as skipped:
             return Result(vector.id, Status.SKIPPED, skipped.reason)
-        result = _check(implementation, vector, streamed.produced)
+        answers.add(json.dumps([streamed.events, streamed.close], sort_keys=True, default=repr))
+        result = _check(implementation, vector, streamed.produced, len(streamed.events))
         if result.status is Status.PASSED and len(streamed.events) != vector.dispatched:
             message = f"dispatched {len(streamed.events)} SSE events; the stream has {vector.dispatched}"
             difference = Difference(None, None, failure="dispatched")
@@ -202,16 +242,15 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     message = f"{label}: {first.message}"
     if len(cuts) > 1:
         message += f"; {len(failing)} of {len(cuts)} cuts fail"
-    charges = _cut_dependent(
-        len(failing) < len(cuts), tuple(dict.fromkeys(c for _, r in failing for c in r.charged))
-    )
+    charges = _cut_dependent(len(answers) > 1, tuple(dict.fromkeys(c for _, r in failing for c in r.charged)))
     return Result(vector.id, Status.FAILED, message, first.details, _by_cut(failing), charged=charges)
 
 
-def _cut_dependent(some_cuts_pass: bool, charges: tuple[str, ...]) -> tuple[str, ...]:
-    """An sse vector whose outcomes depend on where its bytes were cut charges SSE-CHUNK-1 alone
-    (spec/attribution.md section 1): the events it dispatches may not depend on the chunks."""
-    return ("SSE-CHUNK-1",) if some_cuts_pass else charges
+def _cut_dependent(cuts_differ: bool, charges: tuple[str, ...]) -> tuple[str, ...]:
+    """An sse vector whose outcomes depend on where its bytes were cut (some cuts pass, or the cuts
+    produce different outcomes) charges SSE-CHUNK-1 alone (spec/attribution.md section 1.4): the
+    events it dispatches may not depend on the chunks."""
+    return ("SSE-CHUNK-1",) if cuts_differ else charges
 
 
 def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:
@@ -224,7 +263,9 @@ def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:
     return tuple(grouped.values())
 
 
-def _check(implementation: Implementation, vector: Vector, produced: list[Produced]) -> Result:
+def _check(
+    implementation: Implementation, vector: Vector, produced: list[Produced], dispatched: int | None = None
+) -> Result:
     observes = observes_of(implementation.info)
     options = implementation.options
     if options.get("call_arguments") == "json_text":  # read before it is validated
@@ -279,10 +320,8 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
         "compare": None if kinds is None else sorted(kinds),
         "rows": aligned(expected, actual, None if vector.stream else vector.events, pairs),
     }
-    differences = [
-        _difference(vector, expected, actual, i, j) for i, j in pairs if _differs(expected, actual, i, j)
-    ]
-    charges = _charges(implementation, vector, differences)
+    differences = differences_of(expected, actual, pairs, None if vector.stream else vector.events)
+    charges = _charges(implementation, vector, differences, dispatched, actual)
     return Result(vector.id, Status.FAILED, message, comparisons=(comparison,), charged=charges)
 
 
@@ -305,34 +344,6 @@ def _event_at(vector: Vector, at: At) -> Any:
     return None if at == "close" or vector.stream is not None else vector.events[at]
 
 
-def _differs(
-    expected: Sequence[dict[str, Any]], actual: Sequence[Produced], i: int | None, j: int | None
-) -> bool:
-    return i is None or j is None or not _meets(expected[i], actual[j])
-
-
-def _difference(
-    vector: Vector,
-    expected: Sequence[dict[str, Any]],
-    actual: Sequence[Produced],
-    i: int | None,
-    j: int | None,
-) -> Difference:
-    """A row of the aligned comparison that is not equal, as attribution reads it."""
-    want = expected[i] if i is not None else None
-    got = {**actual[j].outcome, "at": actual[j].at} if j is not None else None
-    field = None
-    if want is not None and got is not None and want["kind"] == got.get("kind"):
-        if want["at"] != got["at"]:
-            field = "at"
-        else:
-            field = next(
-                (n for n, v in want.items() if n != "at" and (n not in got or not json_equal(v, got[n]))),
-                None,
-            )
-    return Difference(want, got, _event_at(vector, (want or got or {"at": "close"})["at"]), field)
-
-
 def _stops_at_faults(options: Mapping[str, Any], vector: Vector) -> bool:
     """Option `producer_fault: ends_stream` on a vector whose stream has faults (spec/vectors.md 3.2)."""
     return options.get("producer_fault") == "ends_stream" and vector.conformance_class == "robustness"
@@ -351,9 +362,6 @@ _ERROR_KINDS = ("error", "tool.error")  # whose `message`, free text, is shown t
 
 def _meets(want: dict[str, Any], got: Produced) -> bool:
     return compare([want], [got], None) is None
-
-
-Pair = tuple[int | None, int | None]  # an expected and an actual outcome's index, or None
 
 
 def _pairs(expected: Sequence[dict[str, Any]], actual: Sequence[Produced]) -> list[Pair]:
