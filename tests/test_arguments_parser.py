@@ -18,7 +18,9 @@ def _argument_texts(vector: Vector) -> Iterator[str]:
     for event in vector.events if vector.stream is None else ():
         if not isinstance(event, dict):
             continue
-        if event.get("type") == "response.function_call_arguments.delta" and isinstance(event.get("delta"), str):
+        if event.get("type") == "response.function_call_arguments.delta" and isinstance(
+            event.get("delta"), str
+        ):
             deltas[event.get("item_id")] = deltas.get(event.get("item_id"), "") + event["delta"]
         response = event.get("response")
         outputs = response.get("output") if isinstance(response, dict) else None
