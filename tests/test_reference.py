@@ -28,6 +28,7 @@ REFERENCE_ADAPTERS = [
         "response_done_router",
         "json_text_router",
         "error_ends_stream_router",
+        "nested_error_ends_stream_router",
         "output_index_router",
         "fault_ends_stream_router",
     )
