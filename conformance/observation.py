@@ -1,7 +1,8 @@
 """What an implementation's API shows, and what a vector can be judged on (spec/observation.md).
 
 An implementation may declare `observes`: the outcome kinds its API shows, each with the fields
-it shows, and for `error` the families of codes it shows (the producer's, the router's own). Every
+it shows, for `error` the families of codes it shows (the producer's, the router's own), and for
+`tool.error` the codes it shows (a refusal of arguments, not a call cut off by the end). Every
 requirement of the core and custom-tools profiles is observed through some kinds and fields,
 stated in the table of spec/observation.md, which `observed_through` reads. A vector is judged
 on every expected outcome that is shown: it is applicable when one is, and then both sides are
@@ -19,13 +20,17 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .schemas import OUTCOME, SPEC_DIR, json_pointer, schema, validator
+from .schemas import OUTCOME, PROTOCOL_START_REPLY, SPEC_DIR, json_pointer, schema, validator
 
 OBSERVATION_MD = SPEC_DIR / "observation.md"
 
 Shown = Mapping[str, frozenset[str]]  # outcome kind -> the fields shown of it
-Families = Mapping[str, frozenset[str]]  # outcome kind -> the families of codes shown of it
-CODE_FAMILIES = ("producer", "router")
+# outcome kind -> the codes shown of it: for `error` their families, for `tool.error` the codes
+Families = Mapping[str, frozenset[str]]
+CODE_FAMILIES: tuple[str, ...] = tuple(schema(PROTOCOL_START_REPLY + "#/$defs/code_family")["enum"])
+FAMILY_KIND = "error"  # the kind whose codes are declared, and observed through, by family
+CODE_KIND = "tool.error"  # the kind whose codes are declared, and observed through, one by one
+EVERY_CODE = "every code"  # what a row of `tool.error` that names no code is observed through
 
 
 @cache
@@ -73,10 +78,14 @@ def observes_problem(declared: Mapping[str, Any]) -> str | None:
             return f"kind {kind} names {', '.join(unknown)}, which are not outcome fields"
         if kind == "tool.call" and call_input_fields() & set(names) and "tool_type" not in names:
             return "kind tool.call shows a call's input without its tool_type, which says which input it has"
-        if isinstance(shown, Mapping) and (kind != "error" or "code" not in names):
+        if isinstance(shown, Mapping) and (kind not in (FAMILY_KIND, CODE_KIND) or "code" not in names):
             return (
-                f"kind {kind} names families of codes, which only error does, with its code among its fields"
+                f"kind {kind} names the codes it shows, which only error (by family) and tool.error do, "
+                "with code among their fields"
             )
+        strangers = set(shown["codes"]) - set(CODE_FAMILIES) if isinstance(shown, Mapping) else set()
+        if kind == FAMILY_KIND and strangers:
+            return f"kind error names {', '.join(sorted(strangers))}: not families of codes"
     return None
 
 
@@ -94,10 +103,11 @@ class ObservedThrough:
 
 @dataclass(frozen=True)
 class Observes:
-    """A declaration: each kind shown, with its fields and, where it names them, its code families."""
+    """A declaration: each kind shown, with its fields and, where it names them, the codes it shows
+    (for `error` by family)."""
 
     shown: Shown
-    families: Families = field(default_factory=dict)  # a kind left out shows every family
+    families: Families = field(default_factory=dict)  # a kind left out shows every code
 
     @classmethod
     def of(cls, declared: Mapping[str, Any]) -> Observes:
@@ -107,21 +117,29 @@ class Observes:
         }
         return cls(shown, families)
 
-    def shows_family(self, kind: str, family: str) -> bool:
-        return family in self.families.get(kind, CODE_FAMILIES)
+    def shows_code(self, kind: str, code: object) -> bool:
+        """Whether an outcome of `kind` with `code` is shown: its code's family for `error`, the code
+        itself for `tool.error`; any code of a kind whose declaration names none."""
+        if kind not in self.families:
+            return True
+        return (code_family(code) if kind == FAMILY_KIND else code) in self.families[kind]
 
     def unshown(self, through: Shown, families: Families | None = None) -> list[str]:
-        """What of `through` is not shown, each as `kind`, `kind.field` or `kind (family)`, in order."""
+        """What of `through` is not shown, each as `kind`, `kind.field` or `kind (code)`, in order. A
+        row of `tool.error` that names no code is observed through every code."""
         missing: list[str] = []
         for kind, names in sorted(through.items()):
             if kind not in self.shown:
                 missing.append(kind)
                 continue
             missing += (f"{kind}.{name}" for name in sorted(names - self.shown[kind]))
+            wanted = (families or {}).get(kind, frozenset())
+            if kind == CODE_KIND and not wanted and kind in self.families:
+                missing.append(f"{kind} ({EVERY_CODE})")
             missing += (
-                f"{kind} ({family})"
-                for family in sorted((families or {}).get(kind, ()))
-                if not self.shows_family(kind, family)
+                f"{kind} ({code})"
+                for code in sorted(wanted)
+                if kind in self.families and code not in self.families[kind]
             )
         return missing
 
@@ -150,9 +168,7 @@ class Observes:
         """A valid outcome as far as it is shown (its `kind`, the fields shown, and those in
         `keep`), or None when its kind, or the family of its code, is not shown."""
         kind = outcome["kind"]
-        if kind not in self.shown:
-            return None
-        if kind in self.families and not self.shows_family(kind, code_family(outcome.get("code"))):
+        if kind not in self.shown or not self.shows_code(kind, outcome.get("code")):
             return None
         kept = self.shown[kind] | keep | {"kind"}
         return {name: value for name, value in outcome.items() if name in kept}
@@ -189,7 +205,7 @@ def _observes(declared: str) -> Observes:
 
 
 _ROW = re.compile(r"^\|\s*([A-Z]+(?:-[A-Z]+)*-\d+)\s*\|(.*)\|(.*)\|\s*$")
-_THROUGH = re.compile(r"^`([^`]+)`(?:\s+\((producer|router)\))?(?::\s*(.*))?$")
+_THROUGH = re.compile(r"^`([^`]+)`(?:\s+\(([a-z_]+(?:, [a-z_]+)*)\))?(?::\s*(.*))?$")
 
 
 class ObservationTableError(Exception):
@@ -197,7 +213,8 @@ class ObservationTableError(Exception):
 
 
 def read_table(path: Path) -> dict[str, ObservedThrough]:
-    """The table of `path`: `| ID | `kind`: field, field; `kind`: field | note |` rows."""
+    """The table of `path`: `| ID | `kind`: field, field; `kind` (code, code): field | note |` rows,
+    where `error` names families of codes and `tool.error` codes."""
     rows: dict[str, ObservedThrough] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         match = _ROW.match(line)
@@ -212,12 +229,16 @@ def read_table(path: Path) -> dict[str, ObservedThrough]:
         for part in through.split(";"):
             kind_match = _THROUGH.match(part.strip())
             if kind_match is None:
-                raise ObservationTableError(f"{where}: {part.strip()!r} is not `kind` (family): field, field")
-            kind, family, names = kind_match.group(1), kind_match.group(2), kind_match.group(3) or ""
-            if family is not None and kind != "error":
-                raise ObservationTableError(f"{where}: only `error` names the family of its codes")
-            if family is not None:
-                families[kind] = frozenset({family})
+                raise ObservationTableError(f"{where}: {part.strip()!r} is not `kind` (codes): field, field")
+            kind, codes, names = kind_match.group(1), kind_match.group(2), kind_match.group(3) or ""
+            if codes is not None and kind not in (FAMILY_KIND, CODE_KIND):
+                raise ObservationTableError(f"{where}: only `error` (by family) and `tool.error` name codes")
+            named = frozenset(codes.split(", ")) if codes is not None else frozenset()
+            if kind == FAMILY_KIND and not named <= set(CODE_FAMILIES):
+                strangers = ", ".join(sorted(named))
+                raise ObservationTableError(f"{where}: `error` names {strangers}: not families")
+            if named:
+                families[kind] = named
             if not _kind_matches(kind) or kind in shown:
                 raise ObservationTableError(f"{where}: {kind!r} is not an outcome kind, or is named twice")
             fields = frozenset(name.strip() for name in names.split(",") if name.strip())

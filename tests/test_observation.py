@@ -22,6 +22,7 @@ from streamroute.conformance.cli import main
 from streamroute.conformance.implementation import AdapterLoadError, PythonImplementation, declared_observes
 from streamroute.conformance.observation import (
     ObservationTableError,
+    Observes,
     call_input_fields,
     observed_through,
     outcome_fields,
@@ -88,8 +89,9 @@ def test_each_kind_and_field_of_a_row_is_stated_by_a_vector_citing_it_or_its_abs
         ("| CORE-X-1 | `text.deltas`: delta | |", "'text.deltas' is not an outcome kind"),
         ("| CORE-X-1 | `text.delta`: delta; `text.delta`: item_id | |", "named twice"),
         ("| CORE-X-1 | `text.delta`: deltas | |", "text.delta names deltas: not outcome fields"),
-        ("| CORE-X-1 | text.delta: delta | |", "'text.delta: delta' is not `kind` (family): field, field"),
-        ("| CORE-X-1 | `end` (router): status | |", "only `error` names the family of its codes"),
+        ("| CORE-X-1 | text.delta: delta | |", "'text.delta: delta' is not `kind` (codes): field, field"),
+        ("| CORE-X-1 | `end` (router): status | |", "only `error` (by family) and `tool.error` name codes"),
+        ("| CORE-X-1 | `error` (incomplete): code | |", "`error` names incomplete: not families"),
     ],
 )
 def test_a_bad_row_is_named_by_its_file_and_line(tmp_path: Path, row: str, problem: str) -> None:
@@ -346,6 +348,66 @@ def test_a_fault_the_api_cannot_show_passes_and_its_requirements_are_not_observa
     assert {r for r, verdict in requirements.verdicts(everything).items() if not verdict} >= breaks
 
 
+class SilentAtTheEnd(_Changed):
+    """Says nothing of a call still open when the response ends (CORE-CALL-6), as an API whose only
+    notice of the end is the terminal event."""
+
+    @staticmethod
+    def change(outcome: Outcome) -> Outcome | None:
+        return None if outcome["kind"] == "tool.error" and outcome["code"] == "incomplete" else outcome
+
+
+class RunsCallsCutOff(_Changed):
+    """Hands over a call still open when the response ends as a call to run, its arguments as they are."""
+
+    @staticmethod
+    def change(outcome: Outcome) -> Outcome | None:
+        if outcome["kind"] != "tool.error" or outcome["code"] != "incomplete":
+            return outcome
+        call = {"item_id": outcome["item_id"], "call_id": outcome.get("call_id"), "name": "cut"}
+        return {"kind": "tool.call", **call, "tool_type": "function", "arguments": {}}
+
+
+# An API that refuses calls whose arguments do not parse, and has no notice of a call cut off.
+REFUSES_TEXTS = {
+    **WITHOUT_IGNORED,
+    "tool.error": {"fields": ["item_id", "call_id", "code"], "codes": ["invalid_json", "invalid_arguments"]},
+}
+
+
+class DropsRefusals(_Changed):
+    """Never refuses a call's text: the refusal of arguments that do not parse is dropped (CORE-CALL-3)."""
+
+    @staticmethod
+    def change(outcome: Outcome) -> Outcome | None:
+        return None if outcome["kind"] == "tool.error" and outcome["code"] == "invalid_json" else outcome
+
+
+def observable_by(observes: Mapping[str, Any]) -> tuple[str, ...]:
+    """The requirements of the observation table that a declaration makes observable."""
+    return Observes.of(observes).observable(observed_through())
+
+
+def test_a_code_of_tool_error_the_api_cannot_show_is_not_charged_but_a_call_it_runs_is(
+    bundled: list[Vector],
+) -> None:
+    """spec/observation.md section 1: a `tool.error` of a code not shown is dropped on both sides, so
+    the requirement observed through it is not observable; a `tool.call` made instead fails, and a
+    refusal of a code shown is judged."""
+    vectors = {v.id: v for v in bundled}
+    cut = vectors["core/lifecycle/failed-during-function-call"]
+    silent = run_vector(_broken(SilentAtTheEnd, REFUSES_TEXTS), cut)
+    assert silent.status is Status.PASSED, silent.message
+    assert "CORE-CALL-6" not in silent.observed
+    assert run_vector(_broken(SilentAtTheEnd, None), cut).charged == ("CORE-CALL-6",)
+    runs = run_vector(_broken(RunsCallsCutOff, REFUSES_TEXTS), cut)
+    assert runs.status is Status.FAILED, runs.message
+    shown = _broken(DropsRefusals, REFUSES_TEXTS)
+    assert run_vector(shown, vectors["core/calls/invalid-json"]).status is Status.FAILED
+    assert {"CORE-CALL-3", "CORE-CALL-15"} <= set(observable_by(REFUSES_TEXTS))
+    assert not {"CORE-CALL-6", "CORE-CALL-1", "CORE-CALL-7"} & set(observable_by(REFUSES_TEXTS))
+
+
 def test_the_matrix_shows_a_requirement_no_vector_could_show_as_not_observable(
     bundled: list[Vector], tmp_path: Path
 ) -> None:
@@ -410,6 +472,9 @@ def test_what_is_shown_is_checked_against_the_schema_as_always(tmp_path: Path) -
         ({"text.delta": ["delta", "delta"]}, "non-unique elements"),
         ({"text.delta": ["deltas"]}, "kind text.delta names deltas, which are not outcome fields"),
         ({"tool.call": ["arguments"]}, "shows a call's input without its tool_type"),
+        ({"error": {"fields": ["code"], "codes": ["incomplete"]}}, "error names incomplete: not families"),
+        ({"tool.error": {"fields": ["call_id"], "codes": ["invalid_json"]}}, "with code among their fields"),
+        ({"end": {"fields": ["status"], "codes": ["router"]}}, "only error (by family) and tool.error do"),
     ],
 )
 def test_a_bad_declaration_is_a_usage_error_naming_the_adapter(observes: Any, problem: str) -> None:
