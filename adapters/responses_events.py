@@ -8,7 +8,7 @@ parsing, no checking, no state but the end status. What a library does not
 hand over produces nothing. The one decision it makes is the application's
 own: whether to run a done call item, by the fields the item states
 (`decided_call`), since a raw SDK hands every done item over and leaves that
-to its application.
+to its application. `OBSERVES` is what such a library shows (spec/observation.md).
 """
 
 from __future__ import annotations
@@ -25,6 +25,24 @@ LIFECYCLE = {
 }
 TERMINAL = {"completed", "failed", "incomplete"}
 FAILED_WITHOUT_ERROR = "the response failed and states no error"
+# What an application handed the API's own events is shown (spec/observation.md): every outcome
+# `Translation` reads off them, with each field it copies, and no `tool.error`. A library that hands
+# the events over has no notice of its own for a call it does not hand over to run: a done item the
+# producer marked incomplete (the application decides that, `decided_call`), a call still open when
+# the response ends (the terminal event tells the application the response is over). An agent SDK
+# that runs the calls itself has none either, for a call it does not run.
+OBSERVES = {
+    "text.delta": ["item_id", "output_index", "content_index", "delta", "phase", "agent"],
+    "text.done": ["item_id", "content_index", "text", "phase", "agent"],
+    "refusal.delta": ["item_id", "content_index", "delta"],
+    "reasoning.delta": ["item_id", "content_index", "summary_index", "delta"],
+    "tool.arguments.delta": ["item_id", "delta"],
+    "tool.call": ["item_id", "call_id", "name", "namespace", "tool_type", "arguments", "input"],
+    "lifecycle": ["event", "response_id"],
+    "error": ["code", "message"],
+    "ignored": ["type"],
+    "end": ["status"],
+}
 # Handed over, and nothing for the outcome vocabulary to route: the call comes from its done item.
 SILENT = {
     "response.function_call_arguments.done",
@@ -48,6 +66,13 @@ def field(value: Any, name: str) -> Any:
     if isinstance(value, dict):
         return value.get(name)
     return getattr(value, name, None)
+
+
+def labels(message: Any) -> dict[str, str]:
+    """A message item's labels its text carries: its `phase`, and `agent`, the name of the agent
+    the item states (`agent: {agent_name}`), each when it is a string."""
+    found = {"phase": field(message, "phase"), "agent": field(field(message, "agent"), "agent_name")}
+    return {name: value for name, value in found.items() if isinstance(value, str)}
 
 
 def call_of(item: Any) -> list[dict[str, Any]]:
@@ -74,23 +99,14 @@ def call_of(item: Any) -> list[dict[str, Any]]:
 def decided_call(item: Any) -> list[dict[str, Any]]:
     """A done call item decided as an application reading its documented fields decides it: a call
     the item states whole (call id, name, arguments or input) and does not mark `status:
-    incomplete` is run; any other is refused as incomplete, never run (CORE-CALL-5)."""
+    incomplete` is run; any other is not (CORE-CALL-5), and produces nothing the library shows."""
     calls = call_of(item)
     if not calls:
         return []
     call = calls[0]
     source = call.get("arguments", call.get("input"))
-    if field(item, "status") != "incomplete" and None not in (call["call_id"], call["name"], source):
-        return calls
-    return [
-        {
-            "kind": "tool.error",
-            "item_id": call["item_id"],
-            "call_id": call["call_id"],
-            "code": "incomplete",
-            "message": "the call item is incomplete: the application does not run it",
-        }
-    ]
+    whole = None not in (call["call_id"], call["name"], source)
+    return calls if whole and field(item, "status") != "incomplete" else []
 
 
 class Translation:
@@ -99,7 +115,9 @@ class Translation:
     def __init__(self) -> None:
         self.status: str | None = None  # of the first terminal event handed over
         self.error_told = False  # an error event was handed over, or an error raised: the end is failed
-        self.phases: dict[Any, str] = {}  # each message's `phase`, as its output_item.added handed it over
+        # Each message's labels, as its output_item.added handed them over: its `phase`, and the name
+        # of the `agent` that produced it (a server-hosted multi-agent run), carried on its text.
+        self.labels: dict[Any, dict[str, str]] = {}
 
     def outcomes(self, event: Any) -> list[dict[str, Any]]:
         kind = field(event, "type")
@@ -111,13 +129,13 @@ class Translation:
         if kind in CHANNELS:
             outcome, names = CHANNELS[kind]
             out = {"kind": outcome, **{name: field(event, name) for name in names}}
-            if outcome.startswith("text.") and field(event, "item_id") in self.phases:
-                out["phase"] = self.phases[field(event, "item_id")]  # the item's label, on its text
+            if outcome.startswith("text."):
+                out.update(self.labels.get(field(event, "item_id"), {}))  # the item's labels, on its text
             return [out]
         if kind == "response.output_item.added":
             item = field(event, "item")
-            if field(item, "type") == "message" and isinstance(field(item, "phase"), str):
-                self.phases[field(item, "id")] = field(item, "phase")
+            if field(item, "type") == "message":
+                self.labels[field(item, "id")] = labels(item)
             return []
         if kind == "response.output_item.done":
             return decided_call(field(event, "item"))

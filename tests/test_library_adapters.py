@@ -2,7 +2,8 @@
 
 adapters/responses_events.py (Python) and adapters/node-common/responses_events.js (JavaScript)
 map the events a raw SDK hands over; the one decision they make is the application's, whether
-to run a done call item by the fields it states. The twins must decide alike.
+to run a done call item by the fields it states. A call not run produces nothing: the SDK has no
+notice of it (`OBSERVES` shows no `tool.error`). The twins must decide alike.
 """
 
 from __future__ import annotations
@@ -18,17 +19,16 @@ import pytest
 
 ADAPTERS = Path(__file__).resolve().parent.parent / "adapters"
 sys.path.insert(0, str(ADAPTERS))
-from responses_events import Translation  # noqa: E402
+from responses_events import OBSERVES, Translation  # noqa: E402
 
 CALL = {"id": "fc_1", "type": "function_call", "status": "completed", "call_id": "call_1", "name": "f"}
-REFUSED = {"kind": "tool.error", "item_id": "fc_1", "call_id": "call_1", "code": "incomplete"}
 DONE_ITEMS = [
     ({**CALL, "arguments": "{}"}, [{"kind": "tool.call", "tool_type": "function", "arguments": "{}"}]),
-    ({**CALL, "arguments": '{"a":', "status": "incomplete"}, [REFUSED]),
-    (CALL, [REFUSED]),  # no arguments: no complete source
-    ({**CALL, "arguments": "{}", "name": None}, [REFUSED]),
+    ({**CALL, "arguments": '{"a":', "status": "incomplete"}, []),
+    (CALL, []),  # no arguments: no complete source
+    ({**CALL, "arguments": "{}", "name": None}, []),
     ({**CALL, "type": "custom_tool_call", "input": "x"}, [{"kind": "tool.call", "input": "x"}]),
-    ({**CALL, "type": "custom_tool_call", "input": "x", "status": "incomplete"}, [REFUSED]),
+    ({**CALL, "type": "custom_tool_call", "input": "x", "status": "incomplete"}, []),
     ({"id": "msg_1", "type": "message", "status": "completed", "content": []}, []),
 ]
 
@@ -56,7 +56,7 @@ def test_the_javascript_twin_decides_each_done_item_alike() -> None:
     script = (
         f"const {{ Translation }} = require({str(ADAPTERS / 'node-common' / 'responses_events.js')!r});"
         "const events = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));"
-        "console.log(JSON.stringify(events.map((e) => new Translation({ textPhase: false }).outcomes(e))));"
+        "console.log(JSON.stringify(events.map((e) => new Translation({ textLabels: false }).outcomes(e))));"
     )
     events = [done(item) for item, _ in DONE_ITEMS]
     given = json.dumps(events)
@@ -64,3 +64,33 @@ def test_the_javascript_twin_decides_each_done_item_alike() -> None:
         ["node", "-e", script], input=given, capture_output=True, text=True, timeout=60, check=True
     )
     assert json.loads(ran.stdout) == [Translation().outcomes(event) for event in events]
+
+
+MESSAGE = {"id": "msg_1", "type": "message", "phase": "final_answer", "agent": {"agent_name": "triage"}}
+DELTA = {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0}
+
+
+def test_a_message_labels_its_text_with_its_phase_and_agent() -> None:
+    """CORE-TEXT-9 and CORE-TEXT-12: the strings its announcement states, and nothing else."""
+    translation = Translation()
+    assert translation.outcomes({"type": "response.output_item.added", "item": MESSAGE}) == []
+    text = translation.outcomes({**DELTA, "delta": "hi"})
+    assert [(o["phase"], o["agent"]) for o in text] == [("final_answer", "triage")]
+    other = Translation()
+    other.outcomes({"type": "response.output_item.added", "item": {**MESSAGE, "phase": 7, "agent": "x"}})
+    assert not {"phase", "agent"} & set(other.outcomes({**DELTA, "delta": "hi"})[0])
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_the_javascript_twin_shows_and_labels_alike() -> None:
+    twin = str(ADAPTERS / "node-common" / "responses_events.js")
+    script = (
+        f"const {{ OBSERVES, Translation }} = require({twin!r});"
+        "const t = new Translation({ textLabels: true });"
+        f"t.outcomes({{ type: 'response.output_item.added', item: {json.dumps(MESSAGE)} }});"
+        f"console.log(JSON.stringify([OBSERVES, t.outcomes({{ ...{json.dumps(DELTA)}, delta: 'hi' }})]));"
+    )
+    ran = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60, check=True)
+    translation = Translation()
+    translation.outcomes({"type": "response.output_item.added", "item": MESSAGE})
+    assert json.loads(ran.stdout) == [OBSERVES, translation.outcomes({**DELTA, "delta": "hi"})]

@@ -29,7 +29,7 @@ from litellm.llms.custom_httpx.http_handler import HTTPHandler
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from protocol_loop import Tally, body, serve_streams
-from responses_events import Translation
+from responses_events import OBSERVES, Translation
 
 
 def cause(exc: openai.APIError) -> openai.APIError:
@@ -83,6 +83,7 @@ def main() -> None:
                 "error_event": "ends_stream",
                 "response_id": "rewritten",
             },
+            "observes": OBSERVES,  # no tool.error: litellm has no notice of a call it hands over unrun
         },
         run,
     )

@@ -35,19 +35,39 @@ const CHANNELS = {
   "response.custom_tool_call_input.delta": ["tool.arguments.delta", ["item_id", "delta"]],
 };
 
+// What an application handed the API's own events is shown (spec/observation.md): every outcome
+// `Translation` reads off them, with each field it copies, and no `tool.error`. An SDK that hands
+// the events over has no notice of its own for a call it does not hand over to run: a done item the
+// producer marked incomplete (the application decides that, `doneItem`), a call still open when the
+// response ends (the terminal event tells the application the response is over). An agent SDK that
+// runs the calls itself has none either, for a call it does not run.
+const OBSERVES = {
+  "text.delta": ["item_id", "output_index", "content_index", "delta", "phase", "agent"],
+  "text.done": ["item_id", "content_index", "text", "phase", "agent"],
+  "refusal.delta": ["item_id", "content_index", "delta"],
+  "reasoning.delta": ["item_id", "content_index", "summary_index", "delta"],
+  "tool.arguments.delta": ["item_id", "delta"],
+  "tool.call": ["item_id", "call_id", "name", "namespace", "tool_type", "arguments", "input"],
+  "lifecycle": ["event", "response_id"],
+  "error": ["code", "message"],
+  "ignored": ["type"],
+  "end": ["status"],
+};
+
 const field = (value, name) => (value !== null && typeof value === "object" ? value[name] ?? null : null);
 
 // One stream's events, as the application is handed them, into outcomes: one to one, adding
-// nothing (no parsing, no checking, no state but the end status and the messages' phases) but the
+// nothing (no parsing, no checking, no state but the end status and the messages' labels) but the
 // application's own decision whether to run a done call item (`doneItem`), which a raw SDK
 // leaves to its application.
-// `textPhase` says whether each text outcome carries the `phase` its message's
-// output_item.added stated (spec/core.md, CORE-TEXT-9); each adapter states its own value.
+// `textLabels` says whether each text outcome carries the labels its message's
+// output_item.added stated: its `phase` (CORE-TEXT-9) and the name of its `agent` (CORE-TEXT-12);
+// each adapter states its own value.
 class Translation {
-  constructor({ textPhase }) {
+  constructor({ textLabels }) {
     this.status = null; // of the first terminal event handed over
     this.errorTold = false;  // an error event was emitted, or an APIError thrown: the end is failed
-    this.phases = textPhase ? new Map() : null;  // each message's `phase`, by item id
+    this.labels = textLabels ? new Map() : null;  // each message's labels, by item id
   }
 
   outcomes(event) {
@@ -60,8 +80,7 @@ class Translation {
     if (kind in CHANNELS) {
       const [outcome, names] = CHANNELS[kind];
       const out = Object.fromEntries([["kind", outcome], ...names.map((name) => [name, field(event, name)])]);
-      const phase = outcome.startsWith("text.") ? this.phases?.get(field(event, "item_id")) : undefined;
-      if (phase !== undefined) out.phase = phase;  // the item's label, on its text
+      if (outcome.startsWith("text.")) Object.assign(out, this.labels?.get(field(event, "item_id")));  // the item's labels, on its text
       return [out];
     }
     if (kind === "response.output_item.added") return this.addedItem(field(event, "item"));
@@ -93,26 +112,26 @@ class Translation {
     return out;
   }
 
-  // An item starts: nothing to route; a message's string `phase` is kept for its text.
+  // An item starts: nothing to route; a message's string `phase`, and the string `agent_name` of
+  // its `agent`, are kept for its text.
   addedItem(item) {
-    if (this.phases !== null && field(item, "type") === "message" && typeof field(item, "phase") === "string") {
-      this.phases.set(field(item, "id"), field(item, "phase"));
+    if (this.labels !== null && field(item, "type") === "message") {
+      const found = { phase: field(item, "phase"), agent: field(field(item, "agent"), "agent_name") };
+      this.labels.set(field(item, "id"), Object.fromEntries(Object.entries(found).filter(([, value]) => typeof value === "string")));
     }
     return [];
   }
 
   // A done call item, decided as an application reading its documented fields decides it: a call
   // the item states whole (call id, name, arguments or input) and does not mark `status:
-  // incomplete` is run, its arguments the text the SDK keeps; any other is refused as incomplete,
-  // never run (CORE-CALL-5).
+  // incomplete` is run, its arguments the text the SDK keeps; any other is not (CORE-CALL-5), and
+  // produces nothing the SDK shows (OBSERVES).
   doneItem(item) {
     const type = field(item, "type");
     if (type !== "function_call" && type !== "custom_tool_call") return [];
     const ids = { item_id: field(item, "id"), call_id: field(item, "call_id") };
     const source = field(item, type === "function_call" ? "arguments" : "input");
-    if (field(item, "status") === "incomplete" || [ids.call_id, field(item, "name"), source].includes(null)) {
-      return [{ kind: "tool.error", ...ids, code: "incomplete", message: "the call item is incomplete: the application does not run it" }];
-    }
+    if (field(item, "status") === "incomplete" || [ids.call_id, field(item, "name"), source].includes(null)) return [];
     const call = { kind: "tool.call", ...ids, name: field(item, "name") };
     if (field(item, "namespace") !== null) call.namespace = field(item, "namespace");
     if (type === "function_call") {
@@ -160,6 +179,12 @@ class Tally {
     return { events: [...this.events, ...unread], close: this.close };
   }
 }
+
+// The tool types of a vector's registry whose calls the client runs; any other is a server tool
+// (vector.schema.json `$defs/server_tool`), which the request declares and the server runs.
+const CLIENT_TOOL_TYPES = new Set(["function", "custom"]);
+const clientTools = (declared) => declared.filter((tool) => CLIENT_TOOL_TYPES.has(tool.type));
+const serverTools = (declared) => new Set(declared.filter((tool) => !CLIENT_TOOL_TYPES.has(tool.type)).map((tool) => tool.type));
 
 // One event as the API sends it: an `event:` line naming its type, its JSON on a `data:` line.
 function sseEvent(event) {
@@ -221,4 +246,4 @@ function serve(implementation, run) {
   lines.on("close", () => queue.then(() => process.exit(0)));
 }
 
-module.exports = { Translation, Tally, body, serve, errored };
+module.exports = { OBSERVES, Translation, Tally, body, serve, errored, clientTools, serverTools };

@@ -9,7 +9,7 @@
 
 const path = require("node:path");
 const { createRequire } = require("node:module");
-const { Translation, Tally, body, serve, errored } = require("../node-common/responses_events.js");
+const { OBSERVES, Translation, Tally, body, serve, errored } = require("../node-common/responses_events.js");
 
 const installed = path.resolve(process.argv[2] ?? ".");
 const fromInstalled = createRequire(path.join(installed, "package.json"));
@@ -18,7 +18,7 @@ const { VERSION } = fromInstalled("openai/version");
 
 async function run(vector) {
   const tally = new Tally(vector.events.length);
-  const translation = new Translation({ textPhase: true }); // the SDK emits output_item.added, phase and all
+  const translation = new Translation({ textLabels: true }); // the SDK emits output_item.added, phase, agent and all
   const client = new OpenAI({
     apiKey: "sk-streamroute",
     baseURL: "http://streamroute.invalid/v1",
@@ -58,6 +58,7 @@ serve(
       stream_start: "response_created",
       producer_fault: "ends_stream",
     },
+    observes: OBSERVES, // no tool.error: the SDK has no notice of a call it hands over unrun
   },
   async (vector) => {
     if (vector.chunks !== undefined) {

@@ -24,7 +24,7 @@ from openai._streaming import ServerSentEvent, SSEBytesDecoder, SSEDecoder
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from protocol_loop import Tally, body, serve_streams
-from responses_events import Translation
+from responses_events import OBSERVES, Translation
 
 
 class Dispatches:
@@ -100,11 +100,15 @@ def main() -> None:
             "profiles": ["core", "sse"],
             # The SDK hands over the arguments' text, and takes only whole streams (README.md).
             # The accumulator raises at the first inconsistency of the stream (README.md): spec/core.md 12.8.
+            # Its `Stream` raises at an event with an `error` member, the nested shape of an error
+            # event, and hands the flat one over (README.md): spec/core.md 12.2.
             "options": {
                 "call_arguments": "json_text",
                 "stream_start": "response_created",
                 "producer_fault": "ends_stream",
+                "error_event": "nested_ends_stream",
             },
+            "observes": OBSERVES,  # no tool.error: the SDK has no notice of a call it hands over unrun
         },
         run,
     )
