@@ -66,6 +66,21 @@ class Tally:
         return {"events": self.events + unread, "close": self.close}
 
 
+# The tool types of a vector's registry whose calls the client runs; any other is a server tool
+# (vector.schema.json `$defs/server_tool`), which the request declares and the server runs.
+CLIENT_TOOL_TYPES = ("function", "custom")
+
+
+def client_tools(declared: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The vector's tools whose calls the client runs: its function and custom tools."""
+    return [tool for tool in declared if tool["type"] in CLIENT_TOOL_TYPES]
+
+
+def server_tools(declared: list[dict[str, Any]]) -> set[str]:
+    """The types of the vector's server tools (`programmatic_tool_calling`), which make no call."""
+    return {tool["type"] for tool in declared if tool["type"] not in CLIENT_TOOL_TYPES}
+
+
 def sse_event(event: Any) -> bytes:
     """One event as the API sends it: an `event:` line naming its type, its JSON on a `data:` line."""
     kind = event.get("type") if isinstance(event, dict) else None

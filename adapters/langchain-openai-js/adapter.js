@@ -11,7 +11,7 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const { createRequire } = require("node:module");
-const { Tally, body, serve, errored } = require("../node-common/responses_events.js");
+const { Tally, body, serve, errored, clientTools } = require("../node-common/responses_events.js");
 
 const installed = path.resolve(process.argv[2] ?? ".");
 const fromInstalled = createRequire(path.join(installed, "package.json"));
@@ -34,9 +34,10 @@ const OBSERVES = {
   "end": ["status"],
 };
 
-// The vector's tools in the Responses API's own form, which `bindTools` passes on.
+// The vector's tools in the Responses API's own form, which `bindTools` passes on; a server tool
+// (programmatic tool calling) has no langchain tool, and makes no call.
 function boundTools(declared) {
-  return declared.map((tool) =>
+  return clientTools(declared).map((tool) =>
     tool.type === "custom"
       ? { type: "custom", name: tool.name, description: tool.description ?? "" }
       : {
@@ -104,7 +105,8 @@ async function runVector(vector) {
       fetch: async () => new Response(body(vector.events, tally), { headers: { "content-type": "text/event-stream" } }),
     },
   });
-  const runnable = vector.tools.length > 0 ? model.bindTools(boundTools(vector.tools)) : model;
+  const tools = boundTools(vector.tools);
+  const runnable = tools.length > 0 ? model.bindTools(tools) : model;
   let full = null;
   let last = null;
   let failed = false;
@@ -135,8 +137,9 @@ serve(
     language: "javascript",
     homepage: "https://github.com/langchain-ai/langchainjs",
     profiles: ["core"],
-    // The calls are those of the chunks' sum, read once the stream has ended (README.md).
-    options: { error_event: "ends_stream", tool_call_point: "response_done" },
+    // The calls are those of the chunks' sum, read once the stream has ended, their arguments read
+    // with JSON.parse (README.md).
+    options: { error_event: "ends_stream", tool_call_point: "response_done", arguments_parser: "platform" },
     observes: OBSERVES,
   },
   async (vector) => {

@@ -23,7 +23,7 @@ from langchain_openai import ChatOpenAI
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from openai_transport import sync_http_client
-from protocol_loop import Tally, serve_streams
+from protocol_loop import Tally, client_tools, serve_streams
 
 # What the application is shown, per outcome kind (spec/observation.md). A chunk's content blocks
 # carry the delta and an index of langchain's own, not the item; calls are those of the summed
@@ -47,9 +47,10 @@ CODED_ERROR = re.compile(r"([A-Za-z0-9_.-]+): ")
 
 
 def bound_tools(declared: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The vector's tools in the Responses API's own form, which `bind_tools` passes on."""
+    """The vector's tools in the Responses API's own form, which `bind_tools` passes on; a server
+    tool (programmatic tool calling) has no langchain tool, and makes no call."""
     tools: list[dict[str, Any]] = []
-    for tool in declared:
+    for tool in client_tools(declared):
         if tool["type"] == "custom":
             tools.append({"type": "custom", "name": tool["name"], "description": tool.get("description", "")})
             continue
@@ -135,7 +136,8 @@ def run(vector: dict[str, Any], tally: Tally) -> None:
         use_responses_api=True,
         http_client=sync_http_client(vector, tally),
     )
-    runnable = model.bind_tools(bound_tools(vector["tools"])) if vector["tools"] else model
+    tools = bound_tools(vector["tools"])
+    runnable = model.bind_tools(tools) if tools else model
     full: AIMessageChunk | None = None
     last: AIMessageChunk | None = None
     failed = False
@@ -167,8 +169,13 @@ def main() -> None:
             "language": "python",
             "homepage": "https://github.com/langchain-ai/langchain",
             "profiles": ["core"],
-            # The calls are those of the chunks' sum, read once the stream has ended (README.md).
-            "options": {"error_event": "ends_stream", "tool_call_point": "response_done"},
+            # The calls are those of the chunks' sum, read once the stream has ended, their arguments
+            # read with json.loads (README.md).
+            "options": {
+                "error_event": "ends_stream",
+                "tool_call_point": "response_done",
+                "arguments_parser": "platform",
+            },
             "observes": OBSERVES,
         },
         run,

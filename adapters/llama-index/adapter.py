@@ -23,7 +23,7 @@ from llama_index.llms.openai import OpenAIResponses
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from openai_transport import sync_http_client
-from protocol_loop import Tally, serve_streams
+from protocol_loop import Tally, client_tools, serve_streams
 
 # What the application is shown, per outcome kind (spec/observation.md). Each streamed response's
 # `delta` is text and nothing else; a call is a `ToolSelection` (its call id, name and parsed
@@ -44,12 +44,12 @@ def never_run(**kwargs: Any) -> None:
 
 def function_tools(declared: list[dict[str, Any]]) -> list[FunctionTool]:
     """The vector's function tools as llama-index tools (the mock transport never reads the request
-    they shape)."""
+    they shape); a server tool of the vector (programmatic tool calling) has none: it makes no call."""
     return [
         FunctionTool.from_defaults(
             fn=never_run, name=tool["name"], description=tool.get("description") or tool["name"]
         )
-        for tool in declared
+        for tool in client_tools(declared)
     ]
 
 
@@ -101,9 +101,14 @@ def main() -> None:
         "language": "python",
         "homepage": "https://github.com/run-llama/llama_index",
         "profiles": ["core"],
-        # The flat `error` event is read on past, not ending the stream, so error_event is canonical;
-        # FunctionAgent takes the calls of the last response once the stream has ended (README.md).
-        "options": {"tool_call_point": "response_done"},
+        # openai-python's Stream ends the stream at the nested shape of an error event, and the flat
+        # one is read on past; FunctionAgent takes the calls of the last response once the stream has
+        # ended; arguments are read with json.loads, under parse_partial_json (README.md).
+        "options": {
+            "tool_call_point": "response_done",
+            "error_event": "nested_ends_stream",
+            "arguments_parser": "platform",
+        },
         "observes": OBSERVES,
     }
     serve_streams(implementation, run, NO_CUSTOM_TOOLS)

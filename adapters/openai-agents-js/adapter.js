@@ -12,18 +12,20 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const { createRequire } = require("node:module");
-const { Translation, Tally, body, serve, errored } = require("../node-common/responses_events.js");
+const { OBSERVES, Translation, Tally, body, serve, errored, clientTools, serverTools } = require("../node-common/responses_events.js");
 
 const installed = path.resolve(process.argv[2] ?? ".");
 // What the release does at an `error` event (spec/core.md 12.2), as matrix.yaml states it for each
-// pinned release: 0.20.0 throws at it (openaiResponsesModel.js, `terminalError`), 0.11.2 hands it
-// over and reads on.
+// pinned release: 0.20.0 throws at it (openaiResponsesModel.js, `terminalError`); 0.11.2 throws
+// only at the nested shape, through openai-node 6's `Stream` (`core/streaming.js` line 49), and
+// hands the flat one over, reading on.
 const errorEvent = process.argv[3] ?? "ends_stream";
 const fromInstalled = createRequire(path.join(installed, "package.json"));
 const { OpenAI } = fromInstalled("openai");
 const { z } = fromInstalled("zod");
 const {
-  Agent, AgentsError, MaxTurnsExceededError, OpenAIResponsesModel, run, setTracingDisabled, tool, toolNamespace,
+  Agent, AgentsError, MaxTurnsExceededError, ModelRefusalError, OpenAIResponsesModel, programmaticToolCallingTool, run,
+  setTracingDisabled, tool, toolNamespace,
 } = fromInstalled("@openai/agents");
 
 setTracingDisabled(true); // traces are exported over the network otherwise
@@ -36,19 +38,21 @@ const settle = async () => {
   for (let turn = 0; turn < SETTLE_TURNS; turn++) await new Promise(setImmediate);
 };
 
-// What an application decides of a raw done call item (Translation.doneItem).
-const DECIDED = new Set(["tool.call", "tool.error"]);
-
 // The agent's tools, as the SDK's documentation declares them: zod `parameters` (the schema the
 // vector states, as zod's own converter writes it), strict by default, which the SDK parses each
-// call's input with. Each execution is the call the SDK acts on, with the input it parsed.
+// call's input with. Each execution is the call the SDK acts on, with the input it parsed. When the
+// request declares programmatic tool calling, the SDK's tool for it is the agent's too (0.20.0 has
+// it, 0.11.2 has none), and the function tools are open to the programs it runs (`allowedCallers`,
+// which the SDK checks of each call's caller).
 function tools(declared, tally) {
-  const out = [];
-  for (const declaration of declared) {
+  const programmatic = serverTools(declared).has("programmatic_tool_calling") && programmaticToolCallingTool !== undefined;
+  const out = programmatic ? [programmaticToolCallingTool()] : [];
+  for (const declaration of clientTools(declared)) {
     const fn = tool({
       name: declaration.name,
       description: declaration.description ?? "",
       parameters: z.fromJSONSchema(declaration.parameters ?? { type: "object", properties: {} }),
+      ...(programmatic ? { allowedCallers: ["direct", "programmatic"] } : {}),
       execute: async (input, context, details) => {
         const item = details?.toolCall ?? {};
         const call = { kind: "tool.call", item_id: item.id ?? null, call_id: item.callId ?? null, name: item.name ?? null };
@@ -63,9 +67,12 @@ function tools(declared, tally) {
   return out;
 }
 
+// The terminal statuses the SDK throws at, once it has handed the terminal event over.
+const UNSUCCESSFUL = new Set(["failed", "incomplete"]);
+
 async function runVector(vector) {
   const tally = new Tally(vector.events.length);
-  const translation = new Translation({ textPhase: true });
+  const translation = new Translation({ textLabels: true });
   const client = new OpenAI({
     apiKey: "sk-streamroute",
     baseURL: "http://streamroute.invalid/v1",
@@ -84,7 +91,7 @@ async function runVector(vector) {
       if (event.type !== "raw_model_stream_event" || event.data.type !== "model") continue;
       // A call is acted on when the agent executes its tool, never at its raw done item: what an
       // application would decide of that item is the SDK's to decide.
-      const seen = translation.outcomes(event.data.event).filter((outcome) => !DECIDED.has(outcome.kind));
+      const seen = translation.outcomes(event.data.event).filter((outcome) => outcome.kind !== "tool.call");
       told = told || seen.some((outcome) => outcome.kind === "error");
       tally.add(seen);
     }
@@ -93,9 +100,13 @@ async function runVector(vector) {
   } catch (exc) {
     if (exc instanceof MaxTurnsExceededError) {
       // the turn ran and its calls were executed; the SDK would now ask the model again
+    } else if (exc instanceof ModelRefusalError) {
+      // the model refused (the error's type and `refusal` say so): its refusal deltas were handed over
     } else if (exc instanceof AgentsError || exc instanceof OpenAI.APIError) {
-      const raised = translation.error(exc.code ?? null, exc.message); // the SDK's documented errors end the run
-      tally.add(told ? [] : raised); // raised for the error event or failed response just handed over
+      // The SDK's documented errors end the run. One thrown for the error event, or the failed or
+      // incomplete response, just handed over: the application has been told how it ended, once.
+      const raised = translation.error(exc.code ?? null, exc.message);
+      tally.add(told || UNSUCCESSFUL.has(translation.status) ? [] : raised);
     } else {
       return errored(tally.where(), exc); // the SDK refused or crashed: that is the finding
     }
@@ -113,13 +124,17 @@ serve(
     homepage: "https://github.com/openai/openai-agents-js",
     profiles: ["core"],
     // The runner runs a turn's calls once its response has completed (README.md): spec/core.md 12.7.
-    options: { error_event: errorEvent, tool_call_point: "response_done" },
+    // A call's input is read with JSON.parse before its zod schema (README.md): spec/core.md 12.9.
+    options: { error_event: errorEvent, tool_call_point: "response_done", arguments_parser: "platform" },
+    // No tool.error: a call whose input its schema refuses is answered to the model, not the
+    // application (README.md), and a call the SDK does not run gets no notice.
+    observes: OBSERVES,
   },
   async (vector) => {
     if (vector.chunks !== undefined) {
       return { skipped: true, reason: "the SDK's SSE decoder (openai-node's) cannot be tapped to number its dispatches" };
     }
-    if (vector.tools.some((declaration) => declaration.type === "custom")) {
+    if (clientTools(vector.tools).some((declaration) => declaration.type === "custom")) {
       return { skipped: true, reason: "the SDK has no custom tools: a custom tool cannot be given to the agent" };
     }
     return runVector(vector);

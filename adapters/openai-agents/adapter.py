@@ -29,7 +29,9 @@ from agents import (
     CustomTool,
     FunctionTool,
     MaxTurnsExceeded,
+    ModelRefusalError,
     OpenAIResponsesModel,
+    ProgrammaticToolCallingTool,
     RawResponsesStreamEvent,
     RunItemStreamEvent,
     Runner,
@@ -39,8 +41,8 @@ from agents import (
 from agents.tool_context import ToolContext
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from protocol_loop import Tally, body, serve_streams
-from responses_events import Translation, call_of, field
+from protocol_loop import Tally, body, client_tools, serve_streams, server_tools
+from responses_events import OBSERVES, Translation, call_of, field
 
 # openai 3 moved to httpx2, older releases use httpx: the mock transport is of the client's kind.
 http: Any = importlib.import_module("httpx2" if int(openai.__version__.split(".")[0]) >= 3 else "httpx")
@@ -50,10 +52,14 @@ async def _run_tool(context: ToolContext[Any], text: str) -> str:
     return "done"
 
 
-def agent_tools(declared: list[dict[str, Any]]) -> list[FunctionTool | CustomTool]:
-    """The vector's tools as the agent's: a function tool with its JSON schema, a custom tool."""
-    tools: list[FunctionTool | CustomTool] = []
-    for tool in declared:
+def agent_tools(declared: list[dict[str, Any]]) -> list[Any]:
+    """The vector's tools as the agent's: a function tool with its JSON schema, a custom tool, and
+    the SDK's programmatic tool calling tool when the request declares it, the function tools then
+    open to the programs it runs (`allowed_callers`, which the SDK checks of each call's caller)."""
+    programmatic = "programmatic_tool_calling" in server_tools(declared)
+    callers: list[Any] | None = ["direct", "programmatic"] if programmatic else None
+    tools: list[Any] = [ProgrammaticToolCallingTool()] if programmatic else []
+    for tool in client_tools(declared):
         if tool["type"] == "custom":
             tools.append(CustomTool(tool["name"], tool.get("description", ""), _run_tool))
             continue
@@ -62,6 +68,7 @@ def agent_tools(declared: list[dict[str, Any]]) -> list[FunctionTool | CustomToo
             tool.get("description", ""),
             tool.get("parameters") or {"type": "object", "properties": {}},
             _run_tool,
+            allowed_callers=callers,
         )
         namespace = tool.get("namespace")
         tools += (
@@ -72,8 +79,8 @@ def agent_tools(declared: list[dict[str, Any]]) -> list[FunctionTool | CustomToo
     return tools
 
 
-# What an application decides of a raw done call item; the SDK decides its calls itself.
-DECIDED = {"tool.call", "tool.error"}
+# The terminal statuses the SDK raises at, once it has handed the terminal event over.
+UNSUCCESSFUL = {"failed", "incomplete"}
 
 
 def called(item: Any) -> list[dict[str, Any]]:
@@ -119,17 +126,20 @@ async def _run(vector: dict[str, Any], tally: Tally) -> None:
         async for event in result.stream_events():
             if isinstance(event, RawResponsesStreamEvent):
                 # A call is the one the SDK runs (its `tool_called` item), never its raw done item.
-                seen = [o for o in translation.outcomes(event.data) if o["kind"] not in DECIDED]
+                seen = [o for o in translation.outcomes(event.data) if o["kind"] != "tool.call"]
                 told = told or any(outcome["kind"] == "error" for outcome in seen)
                 tally.add(seen)
             elif isinstance(event, RunItemStreamEvent) and event.name == "tool_called":
                 tally.add(called(event.item))
     except MaxTurnsExceeded:
         pass  # the turn ran and its calls were invoked; the SDK would now ask the model again
+    except ModelRefusalError:
+        pass  # the model refused (the error's type and `refusal` say so): its refusal deltas were handed over
     except (AgentsException, openai.APIError) as exc:  # the SDK's documented errors end the run
         raised = translation.error(getattr(exc, "code", None), str(exc))
-        # Raised for the error event or failed response just handed over: one failure, told once.
-        tally.add([] if told else raised)
+        # Raised for the error event, or the failed or incomplete response, just handed over: the
+        # application has been told how the response ended, once.
+        tally.add([] if told or translation.status in UNSUCCESSFUL else raised)
     tally.closing()
     tally.close += translation.end()
 
@@ -154,6 +164,7 @@ def main() -> None:
                 "error_event": "ends_stream",
                 "tool_call_point": "response_done",
             },
+            "observes": OBSERVES,  # no tool.error: the SDK tells no application of a call it does not run
         },
         run,
     )

@@ -20,7 +20,7 @@ from typing import Any
 
 import openai
 from pydantic_ai import Agent, CallDeferred, DeferredToolRequests, Tool, UsageLimits
-from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UsageLimitExceeded
+from pydantic_ai.exceptions import AgentRunError, ContentFilterError, ModelAPIError, UsageLimitExceeded
 from pydantic_ai.messages import (
     DeferredToolRequestsEvent,
     FunctionToolCallEvent,
@@ -39,7 +39,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from openai_transport import async_client
-from protocol_loop import Tally, serve_streams
+from protocol_loop import Tally, client_tools, serve_streams
 
 # What the application is shown, per outcome kind (spec/observation.md): the run's events have no
 # lifecycle, no final text of a part, no refusal channel (the refusal is a detail of the finished
@@ -62,7 +62,8 @@ def deferred(**arguments: Any) -> None:
 
 def deferred_tools(declared: list[dict[str, Any]]) -> list[Tool[None]]:
     """The vector's function tools, with their JSON schemas, as tools whose calls the agent hands
-    back, never runs; they take the agent's default retries, as every function tool does."""
+    back, never runs; they take the agent's default retries, as every function tool does. A server
+    tool of the vector (programmatic tool calling) has no pydantic-ai tool: it makes no call."""
     return [
         Tool.from_schema(
             deferred,
@@ -70,7 +71,7 @@ def deferred_tools(declared: list[dict[str, Any]]) -> list[Tool[None]]:
             tool.get("description"),
             tool.get("parameters") or {"type": "object", "properties": {}},
         )
-        for tool in declared
+        for tool in client_tools(declared)
     ]
 
 
@@ -201,6 +202,8 @@ async def _run(vector: dict[str, Any], tally: Tally) -> None:
             failed = True
         except UsageLimitExceeded:
             pass  # the response was handled; the agent would now ask the model again
+        except ContentFilterError:
+            pass  # the model refused (the error's type says so): a refusal, not a failure of the stream
         except AgentRunError as exc:
             tally.add([error_outcome(exc)])
         messages = run_events.new_messages()

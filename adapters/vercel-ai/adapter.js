@@ -11,7 +11,7 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const { createRequire } = require("node:module");
-const { Tally, body, serve } = require("../node-common/responses_events.js");
+const { Tally, body, serve, clientTools } = require("../node-common/responses_events.js");
 
 const installed = path.resolve(process.argv[2] ?? ".");
 const fromInstalled = createRequire(path.join(installed, "package.json"));
@@ -43,10 +43,11 @@ const OBSERVES = {
 
 // The vector's tools, as the SDK's documentation declares them: a zod `inputSchema` (the schema
 // the vector states, as zod's own converter writes it), which the SDK validates each call's input
-// against; no `execute`, so the SDK hands each call over.
+// against; no `execute`, so the SDK hands each call over. A server tool of the vector (programmatic
+// tool calling) has no tool of the SDK's: it makes no call.
 function sdkTools(declared, openai) {
   const tools = {};
-  for (const declaration of declared) {
+  for (const declaration of clientTools(declared)) {
     if (declaration.type === "custom") {
       tools[declaration.name] = openai.tools.customTool({ description: declaration.description });
       continue;
@@ -177,7 +178,8 @@ serve(
     language: "javascript",
     homepage: "https://github.com/vercel/ai",
     profiles: ["core"],
-    options: {},
+    // A call's input is read with JSON.parse (secureJsonParse, @ai-sdk/provider-utils): README.md.
+    options: { arguments_parser: "platform" },
     observes: OBSERVES,
   },
   async (vector) => {
