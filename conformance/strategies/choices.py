@@ -1,0 +1,91 @@
+"""The decisions a generated case is drawn with, and who takes them.
+
+Every drawing function takes a `Choices` and asks it for small integers:
+`below(n)`, and what is built on it (`pick`, `chance`, `coin`, `integer`).
+Each decision shrinks toward 0, the first option, which is always the plain
+case. Two sources answer:
+
+* `Drawn`, Hypothesis: each decision is one Hypothesis draw, so it shrinks
+  on its own and the example database can replay it. The shape of a case is
+  drawn this way: how many items and of which kind, which deviations, how it
+  ends.
+* `Seeded`, a `random.Random` seeded by one drawn integer: the details of one
+  item, one deviation or one rendering (texts, cuts, how each event names
+  things) are decided by it, a hundred times faster than Hypothesis draws
+  them. Seed 0 takes the first option of every decision, so when Hypothesis
+  shrinks a seed to 0 the details it decided become the plainest ones.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from functools import cache
+from typing import TypeVar
+
+from hypothesis import strategies as st
+
+T = TypeVar("T")
+
+SEED_LIMIT = 1 << 32
+
+
+class Choices(ABC):
+    """A source of decisions, each an integer that shrinks toward 0."""
+
+    @abstractmethod
+    def below(self, n: int) -> int:
+        """An integer `0 <= k < n`."""
+
+    @abstractmethod
+    def seeded(self) -> Seeded:
+        """A source of its own, for the details of one part of the case."""
+
+    def integer(self, lo: int, hi: int) -> int:
+        return lo + self.below(hi - lo + 1)
+
+    def pick(self, options: Sequence[T]) -> T:
+        """One of the options, each as likely (duplicates weigh more); shrinks to the first."""
+        return options[self.below(len(options))]
+
+    def chance(self, one_in: int) -> bool:
+        """True one time in `one_in`; shrinks to False, the plain case."""
+        return self.below(one_in) == one_in - 1
+
+    def coin(self) -> bool:
+        return self.below(2) == 1
+
+
+@cache
+def _below(n: int) -> st.SearchStrategy[int]:
+    return st.integers(0, n - 1)
+
+
+class Drawn(Choices):
+    """Decisions drawn by Hypothesis, inside a composite strategy."""
+
+    def __init__(self, draw: st.DrawFn) -> None:
+        self.draw = draw
+
+    def below(self, n: int) -> int:
+        return 0 if n == 1 else self.draw(_below(n))
+
+    def seeded(self) -> Seeded:
+        return Seeded(self.below(SEED_LIMIT))
+
+
+class Seeded(Choices):
+    """Decisions of a seeded `random.Random`; seed 0: the first option of each."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._random = random.Random(seed) if seed else None
+
+    def below(self, n: int) -> int:
+        # random() * n rather than randrange(n), three times faster; its bias, under 2**-20 for the
+        # largest n drawn (a seed), changes nothing a case means.
+        return int(self._random.random() * n) if self._random is not None else 0
+
+    def seeded(self) -> Seeded:
+        return Seeded(self.below(SEED_LIMIT))
