@@ -189,6 +189,49 @@ def test_the_plugin_option_adds_one_fuzz_item(pytester: pytest.Pytester) -> None
     result.stdout.fnmatch_lines(["*a generated stream failed*", "*text.delta for fc_*"])
 
 
+def test_a_campaign_over_two_workers_replays_on_each_a_fault_only_one_of_them_draws(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault in one stream that only shard 0 of seed 5 draws: alone, that shard fails and the
+    other passes; over two workers sharing a database, the other worker replays it and fails too."""
+    core = Sources(("core",), (), False)
+    planted = next(
+        case.generated
+        for case in draw_streams(core, 20, seed=5, shard=Shard(0, 2))
+        if len(case.generated.events) >= 8
+        and case.generated.truths["output_item_done"][-1]["status"] == "completed"
+    )
+    assert planted.digest not in {
+        case.generated.digest for case in draw_streams(core, 1500, seed=5, shard=Shard(1, 2))
+    }
+    monkeypatch.setenv("STREAMROUTE_PLANTED", planted.digest)
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+    campaign = [
+        "-p",
+        "xdist",
+        "-k",
+        "streamroute-fuzz",
+        "--streamroute-adapter",
+        "broken_routers:OneStreamWrong",
+    ]
+    campaign += [
+        "--streamroute-fuzz",
+        "3000",
+        "--streamroute-fuzz-shards",
+        "2",
+        "--streamroute-fuzz-seed",
+        "5",
+    ]
+    alone = pytester.runpytest_subprocess(*campaign, "-n", "0")
+    alone.assert_outcomes(failed=1, passed=1)
+    database = tmp_path / "database"
+    together = pytester.runpytest_subprocess(
+        *campaign, "-n", "2", "--streamroute-fuzz-database", str(database)
+    )
+    together.assert_outcomes(failed=2)
+    together.stdout.fnmatch_lines(["*replayed from the database*", "*expected one end 'completed'*"])
+
+
 def test_the_drawn_streams_do_not_depend_on_the_constants_hypothesis_collects_from_local_modules(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
