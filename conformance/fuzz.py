@@ -31,16 +31,18 @@ the same.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import itertools
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from hypothesis import assume
 from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase
 
@@ -68,14 +70,15 @@ from .strategies import (
     Profile,
     ToolCallPoint,
     Wire,
-    catalogue_streams,
+    catalogue_stream,
     check_properties,
     cited,
     expected_at_points,
-    sessions,
+    session,
     spec_ids,
-    streams,
+    stream,
 )
+from .strategies.choices import Choices, Decoded, Drawn, Overrun
 from .vector_files import write_vector
 from .vectors import Vector
 
@@ -136,17 +139,58 @@ class Sources:
     call_types: tuple[str, ...]  # catalogue calls of these types (`strategies.catalogue_streams`)
     session: bool  # generated sessions (`strategies.sessions`)
 
-    def strategies(self, max_items: int = 5) -> list[tuple[str, st.SearchStrategy[Generated]]]:
-        """Each source's name and strategy, in turn."""
-        drawn: list[tuple[str, st.SearchStrategy[Generated]]] = [
-            (profile, streams(profile, max_items).map(Generated.of_stream)) for profile in self.profiles
+    def generators(self, max_items: int = 5) -> list[tuple[str, Generator]]:
+        """Each source's name and generator, in turn."""
+        found: list[tuple[str, Generator]] = [
+            (profile, functools.partial(_of_stream, profile=profile, max_items=max_items))
+            for profile in self.profiles
         ]
         if self.call_types:
-            calls = catalogue_streams(max(max_items, 1), self.call_types)
-            drawn.append(("catalogue", calls.map(Generated.of_catalogue)))
+            calls = functools.partial(_of_catalogue, max_calls=max(max_items, 1), call_types=self.call_types)
+            found.append(("catalogue", calls))
         if self.session:
-            drawn.append(("session", sessions().filter(_known_at_either_point).map(Generated.of_session)))
-        return drawn
+            found.append(("session", _of_session))
+        return found
+
+    def strategies(self, max_items: int = 5) -> list[tuple[str, st.SearchStrategy[Generated]]]:
+        """Each source's name and its generator as a Hypothesis strategy, in turn."""
+        return [(name, _strategy(generate)) for name, generate in self.generators(max_items)]
+
+
+Generator = Callable[[Choices], "Generated | None"]  # a case of one source; None: its decisions draw none
+
+
+def _strategy(generate: Generator) -> st.SearchStrategy[Generated]:
+    """The cases of `generate` as Hypothesis draws them: the decisions one case takes, drawn one by
+    one (strategies/choices.py)."""
+
+    @st.composite
+    def drawn(draw: st.DrawFn) -> Generated:
+        case = generate(Drawn(draw))
+        assume(case is not None)
+        assert case is not None
+        return case
+
+    return drawn()
+
+
+def _of_stream(c: Choices, profile: Profile, max_items: int) -> Generated:
+    return Generated.of_stream(stream(c, profile, max_items))
+
+
+def _of_catalogue(c: Choices, max_calls: int, call_types: tuple[str, ...]) -> Generated:
+    return Generated.of_catalogue(catalogue_stream(c, max_calls, call_types))
+
+
+_SESSION_TRIES = 3  # how many sessions a case draws, for one whose truth holds at both points
+
+
+def _of_session(c: Choices) -> Generated | None:
+    for _ in range(_SESSION_TRIES):
+        drawn = session(c)
+        if _known_at_either_point(drawn):
+            return Generated.of_session(drawn)
+    return None
 
 
 def claimed(implementation: Implementation) -> Sources:
@@ -175,7 +219,7 @@ def _known_at_either_point(session: GeneratedSession) -> bool:
     return True
 
 
-Drawn = GeneratedStream | CatalogueStream | GeneratedSession
+DrawnCase = GeneratedStream | CatalogueStream | GeneratedSession
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,7 +227,7 @@ class Generated:
     """A generated case as the fuzzer runs it, whichever strategy drew it: what an implementation
     is fed, and the outcomes it must produce at each tool call point, from the ground truth."""
 
-    drawn: Drawn
+    drawn: DrawnCase
     profile: str
     title: str
     tools: list[dict[str, Any]]
@@ -426,21 +470,27 @@ def draw_streams(
     sources: Sources, examples: int, seed: int | None, max_items: int = 5, shard: Shard = WHOLE
 ) -> list[Case]:
     """`examples` distinct cases, the sources in turn, without running anything: the same for the
-    same seed, whatever the install (drivers.py). Case i of the seed is drawn from
-    `case_bytes(seed, i)` by source `i` modulo their number; a case drawn before is drawn again
-    and left out. `shard`: only the cases of that shard of the seed."""
+    same seed, whatever the install (drivers.py). Case i of the seed is what source `i` modulo
+    their number draws from `case_bytes(seed, i)`, as Hypothesis would draw it from them; a case
+    drawn before is drawn again and left out. `shard`: only the cases of that shard of the seed."""
     base = _base(seed)
-    last: list[Generated] = []
-    named = sources.strategies(max_items)
-    drivers = [Driver(strategy, lambda case: last.append(case)) for _, strategy in named]
+    generators = [generate for _, generate in sources.generators(max_items)]
     drawn: dict[str, Case] = {}
     for index in itertools.islice(shard.indexes(), examples * _TRIES):
         if len(drawn) == examples:
             break
-        last.clear()
-        if drivers[index % len(drivers)].run(case_bytes(base, index)):
-            drawn.setdefault(digest(last[0]), Case(last[0]))
+        case = _decoded(generators[index % len(generators)], case_bytes(base, index))
+        if case is not None:
+            drawn.setdefault(case.digest, Case(case))
     return list(drawn.values())
+
+
+def _decoded(generate: Generator, data: bytes) -> Generated | None:
+    """The case `data` draws, decoded as Hypothesis decodes it (strategies/choices.py), or None."""
+    try:
+        return generate(Decoded(data))
+    except Overrun:
+        return None
 
 
 _TRIES = 20  # how many draws per case draw_streams makes at most, before it settles for fewer cases
@@ -455,29 +505,20 @@ def first_failure(implementation: Implementation, drawn: Sequence[Case]) -> tupl
     return None
 
 
-class _Found(Exception):
-    """The implementation failed the case being checked."""
-
-
 class _Search:
-    """Cases checked against one implementation, each judged once (its verdict kept by digest), the
-    failures in the order they were found (the last one a shrink ran is the shrunk one)."""
+    """Cases checked against one implementation, each judged once: its verdict kept by digest."""
 
     def __init__(self, implementation: Implementation) -> None:
         self.implementation = implementation
         self.verdicts: dict[str, str | None] = {}
-        self.failures: list[tuple[Generated, str]] = []
-        self.judged = 0
 
-    def check(self, case: Generated) -> None:
-        name = digest(case)
-        if name not in self.verdicts:
-            self.judged += 1
-            self.verdicts[name] = judge(self.implementation, Case(case))
-        verdict = self.verdicts[name]
-        if verdict is not None:
-            self.failures.append((case, verdict))
-            raise _Found
+    def verdict(self, case: Generated) -> str | None:
+        if case.digest not in self.verdicts:
+            self.verdicts[case.digest] = judge(self.implementation, Case(case))
+        return self.verdicts[case.digest]
+
+    def fails(self, case: Generated) -> bool:
+        return self.verdict(case) is not None
 
 
 REPLAY_EVERY = 256  # a campaign's process looks for failures found elsewhere after so many cases
@@ -495,11 +536,12 @@ def fuzz(
 ) -> FuzzResult:
     """Run up to `examples` generated cases; shrink the first failure and save it as a vector.
 
-    The cases are those `draw_streams` draws, judged one by one. `database`: where failures are
-    kept, as Hypothesis keeps them, shared by a campaign's processes: what it already holds for
-    this implementation is replayed first, and again every REPLAY_EVERY cases, so a failure any
-    process finds stops every other one. `shard`: which of the seed's cases this process draws.
-    The result's notes say when the failure was replayed rather than drawn.
+    The cases are those `draw_streams` draws, judged one by one; a failing one is kept in an
+    example database and Hypothesis shrinks it (drivers.py). `database`: where failures are kept,
+    shared by a campaign's processes: what it already holds for this implementation is shrunk and
+    reported first, and is looked for again every REPLAY_EVERY cases, so a failure any process
+    finds stops every other one. `shard`: which of the seed's cases this process draws. The
+    result's notes say when the failure came from the database rather than from this run.
     `shrink=False`: stop at the first failing case as it is, `first_failure` of `draw_streams`."""
     sources = claimed(implementation)
     if not shrink:
@@ -512,42 +554,50 @@ def fuzz(
     search = _Search(implementation)
     result = FuzzResult(0)
     kept = database if database is not None else InMemoryExampleDatabase()
+    generators = sources.generators(max_items)
     drivers = [
-        Driver(strategy, search.check, Namespaced(kept, f"streamroute fuzz {implementation.name} {name}"))
-        for name, strategy in sources.strategies(max_items)
+        Driver(
+            _strategy(generate),
+            search.fails,
+            Namespaced(kept, f"streamroute fuzz {implementation.name} {name}"),
+        )
+        for name, generate in generators
     ]
     base = _base(seed)
-    try:
-        for tried, index in enumerate(itertools.islice(shard.indexes(), examples * _TRIES)):
-            if database is not None and tried % REPLAY_EVERY == 0:
-                _replay(drivers, result)
-            if len(search.verdicts) == examples:
+    failed = None
+    for tried, index in enumerate(itertools.islice(shard.indexes(), examples * _TRIES)):
+        if database is not None and tried % REPLAY_EVERY == 0:
+            failed = _kept_elsewhere(drivers, result)
+            if failed is not None:
                 break
-            driver = drivers[index % len(drivers)]
-            try:
-                driver.run(case_bytes(base, index))
-            except _Found:
-                driver.replay()  # Hypothesis shrinks it, and raises on the shrunk case
-                result.notes.append("the failing case passed when replayed: it is shown as drawn")
-                break
-    except _Found:
-        pass
-    result.examples = search.judged
-    if not search.failures:
+        if len(search.verdicts) == examples:
+            break
+        data = case_bytes(base, index)
+        failed = _decoded(generators[index % len(generators)][1], data)
+        if failed is None or search.verdict(failed) is None:
+            failed = None
+            continue
+        driver = drivers[index % len(drivers)]
+        if driver.keep(data):  # Hypothesis draws it again from its bytes, and keeps it
+            failed = driver.shrunk() or failed
+        else:
+            result.notes.append("Hypothesis did not draw the failing case again: it is shown as drawn")
+        break
+    result.examples = len(search.verdicts)
+    if failed is None:
         return result
-    case, message = search.failures[-1]
-    return _failed(result, implementation, case, message, save_to)
+    return _failed(result, implementation, failed, search.verdicts[failed.digest] or "", save_to)
 
 
-def _replay(drivers: Sequence[Driver[Generated]], result: FuzzResult) -> None:
-    """Replay what the database holds: a failure found elsewhere (another process of a campaign, an
-    earlier run) raises _Found, shrunk."""
+def _kept_elsewhere(drivers: Sequence[Driver[Generated]], result: FuzzResult) -> Generated | None:
+    """A failure the database holds (found by another process of a campaign, or an earlier run),
+    shrunk; None when it holds none that fails."""
     for driver in drivers:
-        try:
-            driver.replay()
-        except _Found:
+        shrunk = driver.shrunk()
+        if shrunk is not None:
             result.notes.append("replayed from the database: a failure found by another process or run")
-            raise
+            return shrunk
+    return None
 
 
 def _failed(

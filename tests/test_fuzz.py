@@ -8,6 +8,7 @@ a vector that lint accepts, that fails the broken implementation and that the re
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 from pathlib import Path
 
@@ -16,16 +17,26 @@ from conftest import hello, write_vector
 from hypothesis import Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from hypothesis.database import InMemoryExampleDatabase
 from hypothesis.internal.conjecture import providers
 from hypothesis.internal.constants_ast import Constants
 from streamroute.conformance.cli import main
-from streamroute.conformance.drivers import Shard, without_local_constants
-from streamroute.conformance.fuzz import Sources, claimed, draw_streams, first_failure, fuzz, vector_data
+from streamroute.conformance.drivers import Driver, Shard, case_bytes, without_local_constants
+from streamroute.conformance.fuzz import (
+    Generated,
+    Sources,
+    claimed,
+    draw_streams,
+    first_failure,
+    fuzz,
+    vector_data,
+)
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.lint import lint
 from streamroute.conformance.protocol import ProtocolImplementation
 from streamroute.conformance.results import Status, run_vector
 from streamroute.conformance.strategies import CATALOGUE_CALL_TYPES, PROFILES, CatalogueStream
+from streamroute.conformance.strategies.choices import Decoded, Overrun
 from streamroute.conformance.vector_files import write_vector as save_vector
 from streamroute.conformance.vectors import Vector, load_vectors
 
@@ -37,14 +48,14 @@ ARGUMENTS_DONE = "streamroute.reference.adapter:arguments_done_router"
 
 # Each broken implementation, and what its shrunk failure shows with seed 0.
 BROKEN = {
-    "broken_routers:EarlyCall": "expected kind tool.arguments.delta, got tool.call",
+    "broken_routers:EarlyCall": "expected tool.error incomplete, got tool.call get_weather",
     "broken_routers:TextMix": "text.delta for fc_0 part 0, which has no answer text",
     "broken_routers:RaiseOnUnknown": "raised ValueError: unknown event type",
     "broken_routers:InvalidOutcome": "is not valid against the outcome schema",
     "broken_routers:NotAList": "errored: close() answered not an iterable of outcomes",
     # custom-tools: custom tools with the catalogue's consumers
     "broken_routers:IgnoresCallIdFilter": "got diff.update",
-    "broken_routers:BuildsCallFromBuffer": "expected tool.call apply_patch",
+    "broken_routers:BuildsCallFromBuffer": "expected tool.call run_sql",
     "broken_routers:FinishAfterCall": "expected kind diff.finish, got tool.call",
     # sse: the stream as bytes, cut anywhere
     "broken_decoders:IgnoresCr": "expected one end 'completed', last; got ['truncated']",
@@ -264,3 +275,31 @@ def test_the_drawn_streams_do_not_depend_on_the_constants_hypothesis_collects_fr
         providers.CONSTANTS_CACHE.cache.clear()
     assert after[0] != before[0]  # Hypothesis's provider draws them
     assert after[1] == before[1]  # the streams do not
+
+
+def _drawn(cases: list[Generated], case: Generated) -> bool:
+    cases.append(case)
+    return False  # it passes: nothing is kept
+
+
+def test_the_bytes_of_a_case_draw_it_the_same_without_hypothesis_as_through_it() -> None:
+    """The fuzzer draws each case from its bytes as Hypothesis's `fuzz_one_input` would, without
+    Hypothesis; it hands those bytes to Hypothesis only to keep and shrink a failing case."""
+    sources = Sources(PROFILES, CATALOGUE_CALL_TYPES, True)
+    for (name, generate), (_, strategy) in zip(sources.generators(), sources.strategies(), strict=True):
+        through: list[Generated] = []
+        driver = Driver(strategy, functools.partial(_drawn, through), InMemoryExampleDatabase())
+        drawn = 0
+        for index in range(40):
+            data = case_bytes(11, index)
+            through.clear()
+            try:
+                without = generate(Decoded(data))
+            except Overrun:
+                without = None
+            assert not driver.keep(data)
+            assert len(through) == (without is not None), f"{name}: case {index}"
+            if without is not None:
+                drawn += 1
+                assert through[0].digest == without.digest, f"{name}: case {index}"
+        assert drawn >= 30, name

@@ -33,14 +33,14 @@ Catalogue calls (catalogue.py) and sessions (sessions.py) are drawn with each
 event's outcomes beside it.
 """
 
-from .catalogue import CATALOGUE_CALL_TYPES, CatalogueStream, catalogue_streams
+from .catalogue import CATALOGUE_CALL_TYPES, CatalogueStream, catalogue_stream, catalogue_streams
 from .citations import cited, spec_ids
 from .deviations import DEVIATIONS, Deviation
 from .outcomes import utf8_size, well_formed
 from .plans import ItemPlan, PartPlan, StreamPlan, Verdict
 from .properties import check_properties
-from .sessions import GeneratedSession, sessions
-from .streams import GeneratedStream, stream_plans, streams, streams_from
+from .sessions import GeneratedSession, session, sessions
+from .streams import GeneratedStream, stream, stream_plans, streams, streams_from
 from .truth import expected_at_points, expected_outcomes
 from .vocabulary import (
     CANONICAL_POINT,
@@ -76,13 +76,16 @@ __all__ = [
     "ToolCallPoint",
     "Verdict",
     "Wire",
+    "catalogue_stream",
     "catalogue_streams",
     "check_properties",
     "cited",
     "expected_at_points",
     "expected_outcomes",
+    "session",
     "sessions",
     "spec_ids",
+    "stream",
     "stream_plans",
     "streams",
     "streams_from",

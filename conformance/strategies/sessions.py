@@ -740,7 +740,11 @@ def _connection(c: Choices, number: int, before: _Drawn | None) -> _Drawn:
 def sessions(draw: st.DrawFn) -> GeneratedSession:
     """A session of one or two connections, of one to three lanes each, their turns interleaved,
     each connection closed, lost, at its limit or replaced part way."""
-    c = Drawn(draw)
+    return session(Drawn(draw))
+
+
+def session(c: Choices) -> GeneratedSession:
+    """The session `sessions` draws, of the decisions `c` takes."""
     units: list[Unit] = []
     ends: list[Reason] = []
     strays: dict[int, Stray] = {}

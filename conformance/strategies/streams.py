@@ -85,5 +85,9 @@ def streams_from(draw: st.DrawFn, plan: StreamPlan) -> GeneratedStream:
 @st.composite
 def streams(draw: st.DrawFn, profile: Profile = "core", max_items: int = 5) -> GeneratedStream:
     """Generated streams of one profile with their ground truth; see `stream_plans`."""
-    choices = Drawn(draw)
-    return rendered(choices.seeded(), draw_plan(choices, profile, max_items))
+    return stream(Drawn(draw), profile, max_items)
+
+
+def stream(c: Choices, profile: Profile = "core", max_items: int = 5) -> GeneratedStream:
+    """The stream `streams` draws, of the decisions `c` takes."""
+    return rendered(c.seeded(), draw_plan(c, profile, max_items))

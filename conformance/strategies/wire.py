@@ -186,5 +186,5 @@ def _cuts(c: Choices, data: bytes, bom: bool) -> tuple[Any, ...]:
         ]
         return sorted(drawn)
 
-    first: Any = "every_byte" if len(data) <= 1500 and c.coin() else offsets()
+    first: Any = "every_byte" if len(data) <= 1500 and c.chance(4) else offsets()
     return (first, offsets())
