@@ -250,7 +250,8 @@ class Generated:
         items = ", ".join(f"{count} {kind}" for kind, count in counts.items()) or "no items"
         title = f"Generated {stream.profile} stream ({items}), {stream.plan.status}"
         truths = expected_at_points(stream)
-        return cls(stream, stream.profile, title, stream.tools, stream.events, truths, stream.wire)
+        tools = list(stream.plan.tools)  # the harness copies what it hands an implementation
+        return cls(stream, stream.profile, title, tools, stream.events, truths, stream.wire)
 
     @classmethod
     def of_catalogue(cls, stream: CatalogueStream) -> Generated:

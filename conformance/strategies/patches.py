@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import copy
+import pickle
 from enum import Enum
 from typing import Any
 
@@ -54,7 +54,7 @@ class _PatchWriter:
     def line(self, text: str, changed: bool = True) -> None:
         self.lines.append(text)
         self.changes.append(changed)
-        self.previews.append(copy.deepcopy(self.files))
+        self.previews.append(pickle.loads(pickle.dumps(self.files)))  # a copy: deepcopy's, faster
 
     def fault(self, text: str) -> None:
         """A line the grammar does not allow: the parser stops there."""
