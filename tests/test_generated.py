@@ -9,6 +9,7 @@ property; `tox -e fuzz` runs 10,000.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, get_args
 
@@ -19,6 +20,7 @@ from streamroute.conformance.event_types import event_types
 from streamroute.conformance.fuzz import Case, Generated, Sources, digest, draw_streams, judge
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.strategies import (
+    CATALOGUE_CALL_TYPES,
     DEVIATIONS,
     HOSTED,
     POINTS,
@@ -36,6 +38,7 @@ from streamroute.conformance.strategies import (
     streams_from,
     well_formed,
 )
+from streamroute.conformance.strategies.catalogue import CallFault, CatalogueStream
 from streamroute.conformance.strategies.steps import (
     Added,
     CallIdField,
@@ -244,6 +247,17 @@ def test_a_few_hundred_streams_of_each_profile_reach_every_situation_it_is_drawn
         if deviation.weights[profile]:
             count = placed.count(deviation)
             assert count >= 2, f"{profile}: {count} of {len(drawn)} streams hold deviation {deviation.name}"
+
+
+def test_a_few_hundred_catalogue_streams_reach_every_fault_a_producer_makes_of_a_call() -> None:
+    drawn = [
+        case.generated.drawn for case in draw_streams(Sources((), CATALOGUE_CALL_TYPES, False), 300, seed=13)
+    ]
+    faults = Counter(
+        fault for stream in drawn if isinstance(stream, CatalogueStream) for fault in stream.faults
+    )
+    for fault in CallFault:
+        assert faults[fault] >= 2, f"{faults[fault]} of 300 streams hold a call {fault.value}"
 
 
 def test_every_deviation_exercises_requirements_the_spec_defines() -> None:

@@ -30,6 +30,7 @@ class CatalogueStream:
 
     events: tuple[dict[str, Any], ...]
     expected: tuple[tuple[int | str, Outcome], ...]
+    faults: tuple[CallFault, ...] = ()  # what the producer did to each call, in order
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -210,10 +211,11 @@ def catalogue_stream(c: Choices, max_calls: int, call_types: Sequence[str]) -> C
     """A response of catalogue calls of `call_types`, interleaved, with the outcomes each event must
     produce."""
     count = c.integer(1, max_calls)
-    calls = [
-        _catalogue_call(c.seeded(), c.pick(call_types), c.pick(_FAULTS), position)
-        for position in range(count)
-    ]
+    calls, faults = [], []
+    for position in range(count):
+        details, tool_type, fault = c.seeded(), c.pick(call_types), c.pick(_FAULTS)
+        calls.append(_catalogue_call(details, tool_type, fault, position))
+        faults.append(fault)
     body = interleave(c, [planned for planned, _ in calls], 3)
     owed = [refused for _, refused in calls if refused is not None]  # CORE-CALL-6, in announcement order
     response = {"id": "resp_cat", **RESPONSE_STATED, "status": "in_progress", "output": []}
@@ -228,7 +230,7 @@ def catalogue_stream(c: Choices, max_calls: int, call_types: Sequence[str]) -> C
     ]
     events = tuple({**event, "sequence_number": index} for index, (event, _) in enumerate(planned))
     expected = [(index, outcome) for index, (_, outcomes) in enumerate(planned) for outcome in outcomes]
-    return CatalogueStream(events, (*expected, ("close", {"kind": "end", "status": ended})))
+    return CatalogueStream(events, (*expected, ("close", {"kind": "end", "status": ended})), tuple(faults))
 
 
 @st.composite

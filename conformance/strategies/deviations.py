@@ -140,12 +140,14 @@ def _other_text(c: Choices, item: ItemPlan) -> str:
 def _late(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -> Placed | None:
     """A delta after its part's `.done` or its item's done item; at a text's `.done`, perhaps as a
     refusal delta, another channel of the same content part."""
-    found = [
-        k
-        for k, s in enumerate(body)
-        if (isinstance(s, Done) and items[s.item].parts) or routed_done(s, items)
-    ]
+    found = [k for k, s in enumerate(body) if _completes(s, items) or routed_done(s, items)]
     return _extra_delta(c, items, body, found, CallIdField.ABSENT)
+
+
+def _completes(step: Step, items: Sequence[ItemPlan]) -> bool:
+    """A done item that completes its item's parts: not one of another type, which is refused and
+    leaves the item open (a delta after it is routed as any other)."""
+    return isinstance(step, Done) and bool(items[step.item].parts) and items[step.item].done_type is None
 
 
 @deviation("other_call_id", "CUSTOM-DELTA-2", weight=0, custom_tools=3)

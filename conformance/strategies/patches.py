@@ -105,7 +105,10 @@ def patch(c: Choices) -> PatchText:
     elif fault is not PatchFault.NO_END and c.chance(6):
         writer.line("", changed=False)  # a blank line after the end is nothing
     ending = c.pick(["\n", "\r\n"])
-    written = ending.join(writer.lines) + (ending if c.coin() else "")
+    # A patch without its end ends its last line: unended, a last line that is the end marker
+    # trimmed (a context line " *** End Patch") would end the patch after all (CUSTOM-PATCH-2).
+    ended = fault is PatchFault.NO_END or c.coin()
+    written = ending.join(writer.lines) + (ending if ended else "")
     return PatchText(written, tuple(writer.previews), tuple(writer.changes), writer.error_line, fault is None)
 
 
