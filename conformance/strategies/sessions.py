@@ -687,8 +687,8 @@ def _down(c: Choices, lanes: Sequence[Lane], responses: Sequence[str]) -> Unit:
     return _lost()
 
 
-Ends = Literal["open", "lost", "limit", "connect"]
-_ENDS: tuple[Ends, ...] = ("open", "open", "lost", "lost", "limit", "connect")
+ConnectionEnd = Literal["open", "lost", "limit", "connect"]  # how a connection ends, if it does
+_ENDS: tuple[ConnectionEnd, ...] = ("open", "open", "lost", "lost", "limit", "connect")
 
 
 @dataclass
