@@ -110,6 +110,17 @@ def test_the_command_prints_the_tables_and_writes_json(
         run / parse for run, parse in zip(suite["run_seconds"], suite["yaml_seconds"], strict=True)
     ]
     assert suite["within_target"] is (suite["run_over_yaml"]["median"] <= 3)
+    fuzzed = result["fuzz"]
+    assert fuzzed["cases"] == 10  # 500 at scale 1
+    assert fuzzed["sources"] == ["core", "custom-tools", "execution", "sse", "catalogue", "session"]
+    assert len(fuzzed["draw_seconds"]) == len(fuzzed["judge_seconds"]) == len(fuzzed["route_seconds"]) == 2
+    assert fuzzed["fuzz_over_route"]["per_repeat"] == [
+        (draw + judge) / route
+        for draw, judge, route in zip(
+            fuzzed["draw_seconds"], fuzzed["judge_seconds"], fuzzed["route_seconds"], strict=True
+        )
+    ]
+    assert "generated streams a second" in printed
     assert ("Within 3x: yes" in printed) is suite["within_target"]
     if result["machine"]["openai"] is None:
         assert result["all"]["full_over_sdk"] is None

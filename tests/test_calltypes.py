@@ -3,7 +3,7 @@
 An implementation is tested only on the call types it declares (option `call_types`), so a
 function-only client is never failed for shell calls it never enables; and a catalogue item
 runs on the client only when the spec says so, whatever else its `environment` or
-`execution` states. Generated streams of catalogue calls (conformance/strategies.py,
+`execution` states. Generated streams of catalogue calls (conformance/strategies/catalogue.py,
 `catalogue_streams`) are routed by the reference and by the independent router of the mutants
 exactly as their ground truth says.
 """

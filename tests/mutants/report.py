@@ -112,10 +112,12 @@ class Coverage:
     def _fuzz_line(self) -> str:
         if self.fuzz is None:
             return "Found by the fuzzer: not measured (docs/coverage-fuzz.json is absent)."
+        seeds = self.fuzz["seeds"]
+        found = ", ".join(f"{self.fuzz['found'][str(seed)]} with seed {seed}" for seed in seeds)
         return (
             "Found by the fuzzer: whether `streamroute fuzz` alone, with no vector, tells the mutant from"
-            f" the reference (docs/coverage-fuzz.json: seed {self.fuzz['seed']},"
-            f" {self.fuzz['examples']} streams per mutant)."
+            f" the reference under every seed (docs/coverage-fuzz.json: seeds {', '.join(map(str, seeds))},"
+            f" {self.fuzz['examples']} streams per mutant; of {self.fuzz['total']}: {found})."
         )
 
     def _measured(self, mutant: Mutant) -> dict[str, Any] | None:
@@ -125,9 +127,10 @@ class Coverage:
         measured = self._measured(mutant)
         if measured is None:
             return "not measured"
-        if not measured["found"]:
-            return "no"
-        return f"yes: {_cell(measured['by'])}" if measured.get("by") else "yes"
+        if measured["found"]:
+            return f"yes: {_cell(measured['by'])}"
+        seeds = [seed for seed, by in measured["seeds"].items() if by is not None]
+        return f"with seed {', '.join(seeds)} only: {_cell(measured['by'])}" if seeds else "no"
 
     def _found_count(self, mutants: list[Mutant]) -> str:
         measured = [entry for entry in map(self._measured, mutants) if entry is not None]
