@@ -16,7 +16,7 @@ from typing import Any
 from streamroute.conformance.requirements import Requirement, read_requirements
 from streamroute.conformance.schemas import SPEC_DIR
 
-from . import Mutant, all_mutants, bundled_vectors, killers
+from . import Mutant, all_mutants, bundled_vectors, code_mutants, killers
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 COVERAGE = DOCS / "coverage.md"
@@ -77,6 +77,7 @@ class Coverage:
         lines += [self._summary(profile) for profile in self.profiles]
         for profile in self.profiles:
             lines += self._section(profile)
+        lines += ["", *code_mutants.report_section()]
         return "\n".join(lines) + "\n"
 
     def _summary(self, profile: str) -> str:
