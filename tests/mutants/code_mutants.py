@@ -34,7 +34,7 @@ import sys
 import time
 import tokenize
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -191,8 +191,9 @@ def run_mutmut(target: Target, workdir: Path, workers: int) -> None:
     (workdir / COST).write_text(json.dumps(cost) + "\n", encoding="utf-8")
 
 
-def read_outcomes(target: Target, workdir: Path) -> Iterator[Outcome]:
-    """Each mutant of the last run in `workdir`, with its status and what it changes."""
+def read_outcomes(target: Target, workdir: Path, described: Callable[[str, str], bool]) -> Iterator[Outcome]:
+    """Each mutant of the last run in `workdir` and its status; what it changes is read (from its
+    diff, which is slow) only where `described(function, status)` says, and is empty elsewhere."""
     from mutmut.mutation.diff_apply import get_diff_for_mutant
     from mutmut.stats import status_by_exit_code
     from mutmut.utils.format_utils import orig_function_and_class_names_from_key
@@ -206,15 +207,21 @@ def read_outcomes(target: Target, workdir: Path) -> Iterator[Outcome]:
                 continue
             codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
             for name, code in sorted(codes.items(), key=lambda item: _mutant_order(item[0])):
-                function, class_name = orig_function_and_class_names_from_key(name)
-                diff = get_diff_for_mutant(name, path=source).splitlines()[2:]
+                method, class_name = orig_function_and_class_names_from_key(name)
+                function = f"{class_name}.{method}" if class_name else method
+                status = status_by_exit_code[code]
+                diff = (
+                    get_diff_for_mutant(name, path=source).splitlines()[2:]
+                    if described(function, status)
+                    else []
+                )
                 mutation = Mutation(
                     source.name,
-                    f"{class_name}.{function}" if class_name else function,
+                    function,
                     "\n".join(line[1:].strip() for line in diff if line.startswith("-")),
                     "\n".join(line[1:].strip() for line in diff if line.startswith("+")),
                 )
-                yield Outcome(mutation, status_by_exit_code[code], name)
+                yield Outcome(mutation, status, name)
     finally:
         os.chdir(cwd)
 
@@ -405,21 +412,23 @@ def draft(untriaged: Iterable[Mutation]) -> str:
 
 
 def measure(target: Target, workdir: Path, entries: Sequence[Entry]) -> dict[str, Any]:
-    """What the last run in `workdir` found, as docs/code-mutants.json keeps it."""
-    outcomes = list(read_outcomes(target, workdir))
-    killed = {o.mutation: o for o in outcomes if o.status in KILLED}
+    """What the last run in `workdir` found, as docs/code-mutants.json keeps it. A mutant the triage
+    says a vector added for it kills is run on that vector alone, and counted killed by it when it
+    fails there (`--collect` of a run made before the vector was added counts it so too)."""
     claimed = [e for e in entries if e.target == target.name and e.verdict == "killed_by"]
-    alone = killed_alone(
-        target, workdir, [(killed[e.mutation].name, e.why) for e in claimed if e.mutation in killed]
-    )
+    functions = {e.mutation.function for e in claimed}
+    outcomes = list(read_outcomes(target, workdir, lambda f, status: status in UNKILLED or f in functions))
+    by_mutation = {o.mutation: o for o in outcomes}
+    pairs = [(by_mutation[e.mutation].name, e.why) for e in claimed if e.mutation in by_mutation]
+    alone = killed_alone(target, workdir, pairs)
+    statuses = Counter("killed" if alone.get(o.name) else o.status for o in outcomes)
     return {
         "adapters": list(target.adapters),
         "files": list(target.mutated),
         "only_covered_lines": target.only_covered_lines,
         **json.loads((workdir / COST).read_text(encoding="utf-8")),
-        "statuses": dict(sorted(Counter(o.status for o in outcomes).items())),
-        "unkilled": [o.as_json() for o in outcomes if o.status in UNKILLED],
-        # the mutants the triage says a vector added for them kills, and which that vector alone does
+        "statuses": dict(sorted(statuses.items())),
+        "unkilled": [o.as_json() for o in outcomes if o.status in UNKILLED and not alone.get(o.name)],
         "killed_by_new": [o.as_json() for o in outcomes if alone.get(o.name)],
     }
 
