@@ -66,7 +66,7 @@ def test_only_wording_counts_as_prose(before: str, after: str, prose: bool) -> N
 def test_the_kill_rate_counts_the_mutants_that_are_not_equivalent() -> None:
     survivor = {"file": "router.py", "function": "f", "before": "a", "after": "b"}
     measured = {
-        "statuses": {"killed": 95, "survived": 4, "no tests": 1},
+        "statuses": {"killed": 95, "survived": 4, "no tests": 1, "not checked": 7},
         "unkilled": [
             survivor,
             {**survivor, "after": "c"},
@@ -84,7 +84,7 @@ def test_the_kill_rate_counts_the_mutants_that_are_not_equivalent() -> None:
         Entry("reference", _mutation("a", "z"), "equivalent", "stale"),
     ]
     verdicts = judge(measured, entries)
-    assert (verdicts.total, verdicts.killed, verdicts.killed_by_new) == (100, 94, 1)
+    assert (verdicts.total, verdicts.not_run, verdicts.killed, verdicts.killed_by_new) == (100, 7, 94, 1)
     assert (verdicts.equivalent, verdicts.limitation) == (2, 1)
     assert verdicts.untriaged == [_mutation("a", "e"), _mutation("a", "f")]
     assert [entry.why for entry in verdicts.stale] == ["stale"]

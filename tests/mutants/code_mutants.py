@@ -51,6 +51,7 @@ VERDICTS = ("equivalent", "limitation", "killed_by")
 # mutant that hangs errors the vector at the harness's deadline.
 KILLED = frozenset({"killed", "timeout", "segfault"})
 UNKILLED = frozenset({"survived", "no tests"})
+NOT_RUN = "not checked"  # mutmut's status of a mutant a run stopped before reaching
 
 
 @dataclass(frozen=True)
@@ -292,7 +293,8 @@ def read_triage(path: Path = TRIAGE) -> tuple[list[Entry], list[str]]:
 class Verdicts:
     """One target's run held against the triage."""
 
-    total: int
+    total: int  # the mutants run
+    not_run: int  # the mutants a stopped run did not reach
     killed: int  # by the vectors that were there when the mutant was triaged
     killed_by_new: int  # by a vector added for it
     equivalent: int
@@ -322,7 +324,8 @@ def judge(measured: dict[str, Any], entries: Sequence[Entry]) -> Verdicts:
     statuses = measured["statuses"]
     killed = sum(statuses.get(status, 0) for status in KILLED)
     return Verdicts(
-        total=sum(statuses.values()),
+        total=sum(count for status, count in statuses.items() if status != NOT_RUN),
+        not_run=statuses.get(NOT_RUN, 0),
         killed=killed - counts["killed_by"],
         killed_by_new=counts["killed_by"],
         equivalent=counts["equivalent"],
@@ -351,6 +354,8 @@ def problems_of(results: dict[str, Any], entries: Sequence[Entry]) -> list[str]:
             problems.append(
                 f"{name}: triaged as {entry.verdict}, but no such mutant {found}: {entry.mutation.describe()}"
             )
+        if verdicts.not_run:
+            problems.append(f"{name}: {verdicts.not_run} mutants were not run: the run was stopped")
         if verdicts.kill_rate < LEAST_KILL_RATE:
             problems.append(
                 f"{name}: kills {verdicts.kill_rate:.1%} of the mutants that are not equivalent;"
@@ -504,8 +509,16 @@ def report_section() -> list[str]:
     entries, _ = read_triage()
     titles = {target.name: target.title for target in targets()}
     lines = [INTRODUCTION.format(version=results["mutmut"], least=LEAST_KILL_RATE)]
-    header = ("code", "mutants", "killed", "killed by a new vector", "equivalent", "limitations")
-    lines += [_row(*header, "not triaged", "kill rate", "cost"), _row(*["---"] * 9)]
+    header = (
+        "code",
+        "mutants run",
+        "not run",
+        "killed",
+        "killed by a new vector",
+        "equivalent",
+        "limitations",
+    )
+    lines += [_row(*header, "not triaged", "kill rate", "cost"), _row(*["---"] * 10)]
     for name, measured in results["targets"].items():
         verdicts = judge(measured, [e for e in entries if e.target == name])
         cost = f"{measured['wall_seconds'] / 60:.0f} min ({measured['cpu_seconds'] / 60:.0f} min of CPU)"
@@ -513,6 +526,7 @@ def report_section() -> list[str]:
             _row(
                 titles.get(name, name),
                 verdicts.total,
+                verdicts.not_run,
                 verdicts.killed,
                 verdicts.killed_by_new,
                 verdicts.equivalent,
@@ -522,7 +536,11 @@ def report_section() -> list[str]:
                 cost,
             )
         )
-    lines += ["", "Cost: the run's wall-clock time, with the mutants at a time said below, and its CPU time."]
+    lines += [
+        "",
+        "Cost: the run's wall-clock time, with the mutants at a time said below, and its CPU time. *Not run*:"
+        " the mutants a run stopped before reaching (mutmut runs the fast ones first).",
+    ]
     for name, measured in results["targets"].items():
         lines += ["", f"### {titles.get(name, name)}", ""]
         adapters = ", ".join(f"`{adapter}`" for adapter in measured["adapters"])
