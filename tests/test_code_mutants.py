@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from mutants import code_mutants
 from mutants.code_mutants import Entry, Mutation, judge, only_prose_changes, read_triage
-from mutants.report import COVERAGE
+from mutants.report import COVERAGE, code_mutants_section
 
 ENTRIES, PROBLEMS = read_triage()
 SOURCES = {target.name: {path.name: path for path in target.files} for target in code_mutants.targets()}
@@ -29,7 +29,7 @@ def test_each_entry_names_code_that_is_still_there(entry: Entry) -> None:
 
 
 def test_the_report_shows_the_last_run_and_the_triage() -> None:
-    section = "\n".join(code_mutants.report_section())
+    section = "\n".join(code_mutants_section())
     assert section in COVERAGE.read_text(encoding="utf-8"), "docs/coverage.md is out of date: tox -e coverage"
 
 
