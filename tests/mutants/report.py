@@ -205,25 +205,19 @@ def code_mutants_section() -> list[str]:
                 "Only the lines the vectors reach are mutated: the fault branches are requirement mutants."
             ]
         lines += ["", _row("file", "function", "mutation", "triage"), _row(*["---"] * 4)]
-        for entry in sorted((e for e in entries if e.target == name), key=lambda e: e.mutation.describe()):
-            verdict = {
-                "killed_by": "killed by a new vector",
-                "equivalent": "equivalent",
-                "limitation": "limitation",
-            }
-            why = f"`{entry.why}`" if entry.verdict == "killed_by" else _cell(entry.why)
-            mutation = (
-                f"`{_cell(_one_line(entry.mutation.before))}` → `{_cell(_one_line(entry.mutation.after))}`"
-            )
-            lines.append(
-                _row(
-                    entry.mutation.file,
-                    f"`{entry.mutation.function}`",
-                    mutation,
-                    f"{verdict[entry.verdict]}: {why}",
-                )
-            )
+        own = [e for e in entries if e.target == name]
+        untriaged = code_mutants.judge(measured, own).untriaged
+        rows = [(e.mutation, _verdict(e)) for e in own] + [(m, "**not triaged**") for m in untriaged]
+        for mutation, verdict in sorted(rows, key=lambda row: row[0].describe()):
+            change = f"`{_cell(_one_line(mutation.before))}` → `{_cell(_one_line(mutation.after))}`"
+            lines.append(_row(mutation.file, f"`{mutation.function}`", change, verdict))
     return lines
+
+
+def _verdict(entry: code_mutants.Entry) -> str:
+    if entry.verdict == "killed_by":
+        return f"killed by a new vector: `{entry.why}`"
+    return f"{entry.verdict}: {_cell(entry.why)}"
 
 
 def _one_line(code: str) -> str:
