@@ -9,7 +9,7 @@ through `ByteRouter(Router())` whole, one byte at a time, and in reads of that s
 * memory is bounded: routed in reads of the stride through a decoder of a small size limit
   (`LIMIT`, SSE-LIMIT-1), the traced peak stays within `memory_bound`.
 
-`python byte_fuzz.py fuzz [CORPUS ...] [libFuzzer options]` runs atheris (`tox -e byte-fuzz`);
+`python byte_fuzz.py [CORPUS ...] [libFuzzer options]` runs atheris (`tox -e byte-fuzz`);
 the corpus kept in the repository, tests/byte-fuzz-corpus/, is its seed and stays small
 (`-merge=1` minimizes a grown one into it). `python byte_fuzz.py vector INPUT --id sse/fuzz/NAME
 --spec ID ...` writes an sse vector of a crashing input under vectors/: its expected outcomes are
@@ -166,17 +166,19 @@ def vector_of(data: bytes, vector_id: str, spec: Sequence[str], title: str) -> d
 
 
 def main(argv: Sequence[str]) -> int:
-    if argv[:1] == ["fuzz"]:
+    if argv[:1] != ["vector"]:  # libFuzzer runs this same command again for -merge and -jobs
         import atheris
 
-        for arg in argv[1:]:  # libFuzzer wants its corpora and the folder of its artifacts made
+        for arg in argv:  # libFuzzer wants its corpora and the folder of its artifacts made
             folder = arg.removeprefix("-artifact_prefix=") if arg.endswith("/") else arg
             if not folder.startswith("-"):
                 Path(folder).mkdir(parents=True, exist_ok=True)
         with atheris.instrument_imports(include=["streamroute.reference"]):
             import streamroute.reference.router
             import streamroute.reference.sse  # noqa: F401
-        atheris.Setup([sys.argv[0], *argv[1:]], check)
+        # libFuzzer runs its first argument through the shell for -merge and -jobs: this script, by Python
+        command = f"{sys.executable} {Path(__file__).resolve()}"
+        atheris.Setup([command, *argv], check)
         atheris.Fuzz()
         return 0
     parser = argparse.ArgumentParser(
@@ -187,7 +189,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--spec", nargs="+", required=True, help="the requirement ids it checks")
     parser.add_argument("--title", default="A stream the byte fuzzer found")
     parser.add_argument("--vectors", type=Path, default=VECTORS)
-    args = parser.parse_args(argv[1:] if argv[:1] == ["vector"] else argv)
+    args = parser.parse_args(argv[1:])
     data = vector_of(args.input.read_bytes(), args.id, args.spec, args.title)
     print(f"wrote {write_vector(data, args.vectors)}: {json.dumps(data['expect']['dispatched'])} SSE events")
     return 0
