@@ -64,10 +64,6 @@ class Target:
     adapters: tuple[str, ...]
     only_covered_lines: bool
 
-    @property
-    def module_prefix(self) -> str:
-        return f"{self.package}." if self.package else ""
-
 
 REFERENCE_MODULES = ("router", "sse", "fields", "patch", "consumers", "executor", "ledger", "connection")
 
@@ -258,10 +254,6 @@ class Entry:
     verdict: str  # one of VERDICTS
     why: str  # for killed_by, the vector id
 
-    @property
-    def equivalent(self) -> bool:
-        return self.verdict == "equivalent"
-
 
 def read_triage(path: Path = TRIAGE) -> tuple[list[Entry], list[str]]:
     """The triage's entries, and what is wrong with it, one line each."""
@@ -397,20 +389,19 @@ def only_prose_changes(mutation: Mutation) -> bool:
 
 
 def draft(untriaged: Iterable[Mutation]) -> str:
-    """YAML entries for survivors that have none: a message's wording marked equivalent, every
-    other one without a verdict, for a person to triage (read_triage refuses an entry without one)."""
-    items = []
+    """Entries, in the triage's form, for survivors that have none: a message's wording marked
+    equivalent by the triage's `message` reason, every other one with no verdict yet, for a person
+    to triage (read_triage refuses an entry without one)."""
+    lines = []
     for mutation in untriaged:
-        item: dict[str, str] = {
-            "file": mutation.file,
-            "function": mutation.function,
-            "from": mutation.before,
-            "to": mutation.after,
-        }
-        if only_prose_changes(mutation):
-            item["equivalent"] = "MESSAGE"
-        items.append(item)
-    return yaml.safe_dump(items, sort_keys=False, allow_unicode=True, width=200)
+        lines += [f"  - file: {mutation.file}", f"    function: {mutation.function}"]
+        lines += [f"    from: {json.dumps(mutation.before)}", f"    to: {json.dumps(mutation.after)}"]
+        lines.append(
+            "    equivalent: *message"
+            if only_prose_changes(mutation)
+            else "    # equivalent, limitation or killed_by?"
+        )
+    return "\n".join(lines) + "\n"
 
 
 # -- the command ---------------------------------------------------------------------------------
