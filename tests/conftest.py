@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +98,25 @@ def options_met(vector: Vector, options: dict[str, Any]) -> bool:
         options.get(name) in (stated if isinstance(stated, list) else [stated])
         for name, stated in vector.options.items()
     )
+
+
+def calls_made(run: Callable[[], object]) -> int:
+    """The work of `run`, counted: every call of a Python function or a built-in it makes, as
+    `sys.setprofile` sees them. Tests check growth with it: the count is the same on a busy machine
+    as on an idle one, which a time is not (`streamroute bench` reports the times)."""
+    calls = 0
+
+    def count(frame: object, event: str, arg: object) -> None:
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return calls
 
 
 def hello(**changes: Any) -> dict[str, Any]:
