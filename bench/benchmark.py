@@ -78,9 +78,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from streamroute.bench import growth
 from streamroute.conformance.fuzz import Case, claimed, draw_streams, first_failure
 from streamroute.conformance.implementation import PythonImplementation
-from streamroute.bench import growth
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.suite import DEFAULT_ADAPTER
 from streamroute.conformance.vectors import SUFFIX, read_yaml
