@@ -35,9 +35,6 @@ from .observation import observes_of
 from .schemas import OUTCOME, VECTOR, first_error, option_defaults, schema
 from .vectors import At, Vector
 
-# Tools the server runs: a vector that declares one needs no call type of it (spec/vectors.md).
-SERVER_TOOLS = frozenset(schema(VECTOR + "#/$defs/server_tool")["enum"])
-
 # Compared only in execution vectors, so that an implementation can claim
 # `core` and `execution` with its executor always on (spec/execution.md section 10).
 EXECUTION_KINDS = frozenset(schema(OUTCOME + "#/$defs/execution_kind")["enum"])
@@ -120,10 +117,10 @@ def not_applicable_reason(implementation: Implementation, vector: Vector) -> str
             return f"under {point}, call {made} is made before the stream's first fault"
     # spec/core.md section 5.1: the tool registry says which call types a vector needs.
     declared_types = implementation.options.get("call_types") or option_defaults()["call_types"]
-    for tool in vector.tools:
-        if tool["type"] not in declared_types and tool["type"] not in SERVER_TOOLS:
-            declared = ", ".join(declared_types)
-            return f"needs call type {tool['type']!r}; {implementation.name} declares {declared}"
+    needed = sorted(vector.call_types - set(declared_types))
+    if needed:
+        declared = ", ".join(declared_types)
+        return f"needs call type {needed[0]!r}; {implementation.name} declares {declared}"
     return None
 
 
