@@ -25,6 +25,7 @@ from .limits import Shown, printable
 from .report import Record, Report, ReportError, report_of, unwritable, write_text
 from .results import Status
 from .schemas import BUNDLED_VECTORS, SPEC_DIR, VECTOR, protocol_version, schema
+from .selection import Selection, add_selection_arguments
 from .suite import (
     DEFAULT_ADAPTER,
     DEFAULT_TIMEOUT,
@@ -167,7 +168,7 @@ _SHARED = (
 SHARED_OPTIONS = {option.name: option for option in _SHARED}
 
 
-def prepare_suite(given: Callable[[str], Any]) -> Suite:
+def prepare_suite(given: Callable[[str], Any], selection: Selection | None = None) -> Suite:
     """The suite the shared options ask for; `given(name)`: the value of option `name`, None if none."""
     timeout = given("timeout")
     problem = unknown_profiles(given("allow-partial") or ())
@@ -183,6 +184,7 @@ def prepare_suite(given: Callable[[str], Any]) -> Suite:
         timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
         gate=gate,
         no_cache=bool(given("no-cache")),
+        selection=selection,
     )
 
 
@@ -199,7 +201,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"--report and --junitxml name the same file, {args.report}")
     if args.maxfail is not None and args.maxfail < 1:
         raise UsageError("--maxfail must be at least 1")
-    suite = prepare_suite(lambda name: getattr(args, name.replace("-", "_")))
+    suite = prepare_suite(lambda name: getattr(args, name.replace("-", "_")), Selection.of(args))
     try:
         return _run_suite(suite, args)
     finally:
@@ -284,7 +286,23 @@ def _badge(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    _output(render.baseline(Report.load(args.report), str(args.report)), args.output)
+    from .expected_failures import baseline
+
+    _output(baseline(Report.load(args.report).vectors), args.output)
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    from .selection import SelectionError
+    from .show import shown, vector_file
+
+    try:
+        path = vector_file(vector_roots(args.vectors), args.id)
+        sys.stdout.write(shown(path))
+    except SelectionError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {exc.filename}: {exc.strerror}") from None
     return 0
 
 
@@ -492,6 +510,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add(run, "adapter", "adapter-command")
     _add(run, "timeout", default=DEFAULT_TIMEOUT)
     _add(run, "vectors", "profile", "expected-failures")
+    add_selection_arguments(run)
     run.add_argument(
         "-v",
         "--verbose",
@@ -553,6 +572,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     baseline.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
     baseline.add_argument("-o", "--output", metavar="FILE", type=Path, help="write it here, not to stdout")
     baseline.set_defaults(handler=_baseline)
+
+    show = commands.add_parser("show", help="print a vector's file: its absolute path, then its content")
+    show.add_argument("id", metavar="ID", help="the vector's id, its path under the vectors root")
+    _add(show, "vectors")
+    show.set_defaults(handler=_show)
 
     lint = commands.add_parser("lint", help="check vector files against their schema and the spec")
     _add(lint, "vectors", "no-cache")

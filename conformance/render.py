@@ -1,6 +1,6 @@
 """What a report becomes: what `streamroute run` prints of each vector, a summary (text or
-Markdown), JUnit XML, a badge, a baseline of expected failures. Everything here reads report
-lines (spec/report.schema.json), never a run's objects, so what is printed is what is recorded."""
+Markdown), JUnit XML, a badge. Everything here reads report lines (spec/report.schema.json), never
+a run's objects, so what is printed is what is recorded."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def summary_text(report: Report) -> str:
         "",
     ]
     for line in _listed(report):
-        lines += [f"{line['status'].upper()} {_line(line['id'])}", f"  {_reason(line['message'])}"]
+        lines += [f"{line['status'].upper()} {_line(line['id'])}", f"  {_line(_why(line))}"]
     lines += [
         f"BAD VECTOR FILE {_line(error['path'])}: {_reason(error['message'])}" for error in report.file_errors
     ]
@@ -143,7 +143,7 @@ def summary_markdown(report: Report) -> str:
     listed = _listed(report)
     if listed or report.file_errors:
         lines += ["", "| vector | status | message |", "|---|---|---|"]
-        lines += [f"| `{v['id']}` | {v['status']} | {_cell(_first_line(v['message']))} |" for v in listed]
+        lines += [f"| `{v['id']}` | {v['status']} | {_cell(_why(v))} |" for v in listed]
         lines += [
             f"| {_cell(error['path'])} | bad vector file | {_cell(_first_line(error['message']))} |"
             for error in report.file_errors
@@ -173,20 +173,6 @@ def badge(report: Report) -> dict[str, Any]:
     vectors = report.header.get("vectors")
     label = "streamroute" if vectors is None or vectors["bundled"] else "streamroute (other vectors)"
     return {"schemaVersion": 1, "label": label, "message": ", ".join(shown) or "no vectors", "color": color}
-
-
-def baseline(report: Report, source: str) -> str:
-    """An expected-failures file listing what fails in the report, so that a rerun with it passes."""
-    lines = [
-        f"# streamroute expected failures, from {source}",
-        f"# {_line(_implementation(report))}, run started {report.header['started']}",
-    ]
-    for line in sorted(report.vectors, key=lambda line: line["id"]):
-        stale = line["listed"] and line["status"] == Status.FAILED.value  # listed, and it passed
-        failing = line["status"] in (Status.FAILED.value, Status.ERRORED.value, Status.EXPECTED_FAILURE.value)
-        if failing and not stale:
-            lines.append(f"{line['id']}  # {_reason(line['message'])}")
-    return "\n".join(lines) + "\n"
 
 
 # -- a vector, as `streamroute run` prints it -------------------------------------------------------
@@ -289,19 +275,37 @@ def comparison_lines(comparisons: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
+def otherwise(record: Record) -> str | None:
+    """For a listed vector failing otherwise than its expected-failures file says, both ways."""
+    listed, signature = record.get("listed_signature"), record.get("signature")
+    if listed is None or signature is None or listed == signature or not Status(record["status"]).is_failure:
+        return None
+    return f"fails otherwise than its expected failure: listed `{listed}`, now `{signature}`"
+
+
+def _why(record: Record) -> str:
+    """Why a vector did not pass, in a line not yet escaped for where it is shown."""
+    changed = otherwise(record)
+    first = _first_line(record["message"])
+    return first if changed is None else f"{changed}; {first}"
+
+
 def vector_line(record: Record) -> str:
     """A vector in one line: `-q`, and what a summary lists."""
-    return f"{record['status'].upper()} {_line(record['id'])}: {_reason(record['message'])}"
+    return f"{record['status'].upper()} {_line(record['id'])}: {_line(_why(record))}"
 
 
 def vector_text(record: Record) -> str:
-    """A vector that did not pass, in full: what it checks, where it is, and what went wrong."""
-    where = f" ({record['path']})" if "path" in record else ""
-    lines = [f"{record['status'].upper()} {record['id']}{where}"]
+    """A vector that did not pass, in full: what it checks, where its file is, and what went wrong."""
+    where = record.get("file") or record.get("path")
+    lines = [f"{record['status'].upper()} {record['id']}" + (f" ({where})" if where else "")]
     if "title" in record:
         lines.append(f"  {record['title']}")
     if "spec" in record:
         lines.append(f"  checks {', '.join(record['spec'])} ({record['level']})")
+    changed = otherwise(record)
+    if changed is not None:
+        lines.append(f"  {changed}")
     body = comparison_lines(record.get("comparisons", [])) or record["message"].split("\n")
     body += record["details"].splitlines()
     return printable("\n".join(lines + ["  " + line for line in body]) + "\n")

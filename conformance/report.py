@@ -98,10 +98,13 @@ def vector_record(suite: Suite, vector: Vector, result: Result, seconds: float) 
         "title": vector.title,
         "spec": vector.spec,
         "path": Path(*vector.path.parts[-depth:]).as_posix(),
+        "file": str(vector.path.absolute()),
         "seconds": round(seconds, 3),
         "comparisons": list(result.comparisons),
         **({} if result.observed is None else {"observed_requirements": list(result.observed)}),
         **({"charged": list(result.charged)} if result.charged else {}),
+        **({"signature": result.signature} if result.signature else {}),
+        **({"listed_signature": listed} if (listed := suite.listed_signature(vector)) else {}),
     }
 
 

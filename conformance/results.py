@@ -29,6 +29,7 @@ from .implementation import AdapterFailure, AdapterSkipped, Implementation, Prod
 from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip, printable
 from .observation import observes_of
 from .schemas import OUTCOME, VECTOR, first_error, option_defaults, schema
+from .signature import difference_words, signature
 from .vectors import At, Vector
 
 # Compared only in execution vectors, so that an implementation can claim
@@ -80,6 +81,9 @@ class Result:
     observed: tuple[str, ...] | None = None
     # The requirements a failure charges (spec/vectors.md section 5); empty unless it failed or errored.
     charged: tuple[str, ...] = ()
+    # How it failed, as an expected-failures file pins it (conformance/signature.py); empty unless it
+    # failed or errored on its own (a stale expected failure has none).
+    signature: str = ""
 
     def __post_init__(self) -> None:  # what an implementation said is kept within the report's limits
         object.__setattr__(self, "message", clip(self.message, MAX_MESSAGE_CHARS))
@@ -144,7 +148,7 @@ def _judged(implementation: Implementation, vector: Vector) -> Result:
         return _errored(implementation, vector, failure.message, failure.details)
     except AdapterSkipped as skipped:
         return Result(vector.id, Status.SKIPPED, skipped.reason)
-    return _check(implementation, vector, produced)
+    return _check(implementation, vector, produced)[0]
 
 
 _AT_EVENT = re.compile(r"\bevent (\d+)\b")
@@ -158,9 +162,23 @@ def _errored(implementation: Implementation, vector: Vector, message: str, detai
     first = next((w for w in vector.expected if w["at"] == "close" or w["at"] >= at), None)
     event = vector.events[at] if vector.stream is None and at < len(vector.events) else None
     difference = Difference(first, None, event, failure="raised")
-    return Result(
-        vector.id, Status.ERRORED, message, details, charged=_charges(implementation, vector, [difference])
-    )
+    words = difference_words(difference, at if named is not None and vector.stream is None else None)
+    charges = _charges(implementation, vector, [difference])
+    return _failure(vector.id, Status.ERRORED, message, details, (), charges, words)
+
+
+def _failure(
+    vector_id: str,
+    status: Status,
+    message: str,
+    details: str,
+    comparisons: tuple[Comparison, ...],
+    charged: tuple[str, ...],
+    words: str,
+) -> Result:
+    """A failed or errored vector, with its signature: `words` says its first difference."""
+    shape = signature(status.value, charged, words)
+    return Result(vector_id, status, message, details, comparisons, charged=charged, signature=shape)
 
 
 def _charges(
@@ -174,34 +192,40 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     """An sse vector runs once per cut, and every run must meet it (spec/sse.md section 7); a
     failure reports every failing cut, an error or a skip the first."""
     cuts = vector.cuts()
-    failing: list[tuple[str, Result]] = []
+    failing: list[tuple[str, Result, str]] = []  # each failing cut, its result and first difference
     for number, cut in enumerate(cuts):
         try:
             streamed = implementation.produce_stream(vector, cut.chunks)
         except AdapterFailure as failure:
             errored = _errored(implementation, vector, f"{cut.label}: {failure.message}", failure.details)
-            return replace(errored, charged=_cut_dependent(number > len(failing), errored.charged))
+            charges = _cut_dependent(number > len(failing), errored.charged)
+            return _failure(
+                vector.id, Status.ERRORED, errored.message, errored.details, (), charges, "no answer"
+            )
         except AdapterSkipped as skipped:
             return Result(vector.id, Status.SKIPPED, skipped.reason)
-        result = _check(implementation, vector, streamed.produced)
+        result, words = _check(implementation, vector, streamed.produced)
         if result.status is Status.PASSED and len(streamed.events) != vector.dispatched:
             message = f"dispatched {len(streamed.events)} SSE events; the stream has {vector.dispatched}"
             difference = Difference(None, None, failure="dispatched")
-            result = Result(
-                vector.id, Status.FAILED, message, charged=_charges(implementation, vector, [difference])
+            charges = _charges(implementation, vector, [difference])
+            result, words = (
+                Result(vector.id, Status.FAILED, message, charged=charges),
+                difference_words(difference),
             )
         if result.status is not Status.PASSED:
-            failing.append((cut.label, result))
+            failing.append((cut.label, result, words))
     if not failing:
         return Result(vector.id, Status.PASSED)
-    label, first = failing[0]
+    label, first, words = failing[0]
     message = f"{label}: {first.message}"
     if len(cuts) > 1:
         message += f"; {len(failing)} of {len(cuts)} cuts fail"
     charges = _cut_dependent(
-        len(failing) < len(cuts), tuple(dict.fromkeys(c for _, r in failing for c in r.charged))
+        len(failing) < len(cuts), tuple(dict.fromkeys(c for _, r, _ in failing for c in r.charged))
     )
-    return Result(vector.id, Status.FAILED, message, first.details, _by_cut(failing), charged=charges)
+    by_cut = _by_cut([(label, result) for label, result, _ in failing])
+    return _failure(vector.id, Status.FAILED, message, first.details, by_cut, charges, words)
 
 
 def _cut_dependent(some_cuts_pass: bool, charges: tuple[str, ...]) -> tuple[str, ...]:
@@ -220,7 +244,8 @@ def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:
     return tuple(grouped.values())
 
 
-def _check(implementation: Implementation, vector: Vector, produced: list[Produced]) -> Result:
+def _check(implementation: Implementation, vector: Vector, produced: list[Produced]) -> tuple[Result, str]:
+    """The produced outcomes judged against the vector, and the failure's first difference in words."""
     observes = observes_of(implementation.info)
     options = implementation.options
     if options.get("call_arguments") == "json_text":  # read before it is validated
@@ -232,13 +257,10 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
             path = _error_path(problem)
             produced_here = {**entry.outcome, "at": entry.at} if isinstance(entry.outcome, dict) else None
             difference = Difference(None, produced_here, _event_at(vector, entry.at), path, "invalid")
-            return Result(
-                vector.id,
-                Status.FAILED,
-                f"outcome {index} (from event {entry.at}) is not a valid outcome: {problem}",
-                shown,
-                charged=_charges(implementation, vector, [difference]),
-            )
+            message = f"outcome {index} (from event {entry.at}) is not a valid outcome: {problem}"
+            charges = _charges(implementation, vector, [difference])
+            words = difference_words(difference)
+            return _failure(vector.id, Status.FAILED, message, shown, (), charges, words), words
     if vector.profile != "execution":
         produced = [entry for entry in produced if entry.outcome["kind"] not in EXECUTION_KINDS]
     expected = vector.expected
@@ -265,7 +287,7 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
     else:
         mismatch = compare_stopped(expected, end_status, produced, vector.compare)
     if mismatch is None:
-        return Result(vector.id, Status.PASSED)
+        return Result(vector.id, Status.PASSED), ""
     message = f"outcome {mismatch.index}: {mismatch.reason}"
     kinds = vector.compare
     actual = compared(produced, kinds)
@@ -279,7 +301,8 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
         _difference(vector, expected, actual, i, j) for i, j in pairs if _differs(expected, actual, i, j)
     ]
     charges = _charges(implementation, vector, differences)
-    return Result(vector.id, Status.FAILED, message, comparisons=(comparison,), charged=charges)
+    words = difference_words(differences[0] if differences else None)
+    return _failure(vector.id, Status.FAILED, message, "", (comparison,), charges, words), words
 
 
 _REQUIRED = re.compile(r"^'([^']+)' is a required property \(at (/[^)]*)\)$")

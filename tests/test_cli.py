@@ -115,13 +115,14 @@ def test_run_lists_errored_vectors(tmp_path: Path, capsys: pytest.CaptureFixture
     assert out.splitlines()[-1] == "streamroute: 0 passed, 0 failed, 1 errored"
 
 
-def test_a_failure_names_its_file_under_the_vectors_root_and_what_it_checks(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_a_failure_names_its_file_by_its_absolute_path_and_what_it_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    main(["run", "--vectors", str(_mine(tmp_path))])
+    monkeypatch.chdir(tmp_path)
+    main(["run", "--vectors", _mine(tmp_path).name])
     out = capsys.readouterr().out
     lines = [
-        "FAILED core/wrong (core/wrong.yaml)",
+        f"FAILED core/wrong ({tmp_path / 'mine' / 'core' / 'wrong.yaml'})",
         "  A one-delta answer",
         "  checks CORE-TEXT-1, CORE-LIFE-5 (MUST)",
     ]
