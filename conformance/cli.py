@@ -365,8 +365,15 @@ def _fuzz(args: argparse.Namespace) -> int:
         implementation.close()
     print(f"implementation: {described(implementation.info)}")
     failure = outcome.failure
+    declined = len(outcome.declined)
+    if failure is None and declined == outcome.examples:
+        print(
+            f"streamroute fuzz: the implementation declined all {declined} generated streams: none was judged"
+        )
+        return 1
     if failure is None:
-        print(f"streamroute fuzz: {outcome.examples} generated streams, no failure")
+        skipped = f" ({declined} declined by the implementation)" if declined else ""
+        print(f"streamroute fuzz: {outcome.examples} generated streams{skipped}, no failure")
         return 0
     print(f"FAILED a generated stream (shrunk to {len(failure.stream.events)} events):")
     print(printable("\n".join("  " + line for line in failure.message.splitlines())))

@@ -375,8 +375,11 @@ class Case:
         return self.vectors[point]
 
 
-def judge(implementation: Implementation, case: Case) -> str | None:
-    """None when the implementation routes the case as its ground truth says; else what went wrong."""
+def judge(
+    implementation: Implementation, case: Case, declined: Callable[[str], object] | None = None
+) -> str | None:
+    """None when the implementation routes the case as its ground truth says, or declines it (then
+    `declined` hears why); else what went wrong."""
     point = tool_call_point(implementation)
     recording = _Recording(implementation)
     try:
@@ -384,6 +387,9 @@ def judge(implementation: Implementation, case: Case) -> str | None:
     except (AdapterFailure, AdapterSkipped) as exc:  # run_vector reports these; never expected here
         return f"{type(exc).__name__}: {exc}"
     if result.status in (Status.PASSED, Status.NOT_APPLICABLE):  # its options exclude this case
+        return None
+    if result.status is Status.SKIPPED and declined is not None:
+        declined(result.message)
         return None
     lines = []
     if recording.last is not None and result.status is Status.FAILED:
@@ -412,6 +418,7 @@ class FuzzResult:
     examples: int  # cases run, shrinking included
     failure: FuzzFailure | None = None
     notes: list[str] = field(default_factory=list)
+    declined: list[str] = field(default_factory=list)  # why the implementation declined cases
 
 
 def _settings(examples: int, phases: tuple[Phase, ...]) -> settings:
@@ -487,7 +494,7 @@ def fuzz(
     @given(generated(sources, max_items))
     def check(case: Generated) -> None:
         result.examples += 1
-        verdict = judge(implementation, Case(case))
+        verdict = judge(implementation, Case(case), result.declined.append)
         if verdict is not None:
             failures.append((case, verdict))
             raise _Found

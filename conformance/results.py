@@ -116,7 +116,7 @@ def not_applicable_reason(implementation: Implementation, vector: Vector) -> str
             point = "tool_call_point=arguments_done"
             return f"under {point}, call {made} is made before the stream's first fault"
     # spec/core.md section 5.1: the tool registry says which call types a vector needs.
-    declared_types = implementation.options.get("call_types") or option_defaults()["call_types"]
+    declared_types = implementation.options.get("call_types", option_defaults()["call_types"])
     for tool in vector.tools:
         if tool["type"] not in declared_types:
             declared = ", ".join(declared_types)
