@@ -229,7 +229,7 @@ def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
     run = run_suite(suite, show, args.maxfail)
     for error in suite.file_errors:
         print(f"BAD VECTOR FILE {printable(str(error))}" + ("" if args.quiet else "\n"))
-    for line in folding.summary():
+    for line in [*folding.summary(), *render.triage_lines(run.records)]:
         print(line)
     report = report_of(suite, run)
     if args.report:

@@ -342,14 +342,15 @@ def _difference(
     got = {**actual[j].outcome, "at": actual[j].at} if j is not None else None
     field = None
     if want is not None and got is not None and want["kind"] == got.get("kind"):
-        if want["at"] != got["at"]:
-            field = "at"
-        else:
-            field = next(
-                (n for n, v in want.items() if n != "at" and (n not in got or not json_equal(v, got[n]))),
-                None,
-            )
+        field = "at" if want["at"] != got["at"] else next(iter(_differing(want, got)), None)
     return Difference(want, got, _event_at(vector, (want or got or {"at": "close"})["at"]), field)
+
+
+def _differing(want: dict[str, Any], got: Mapping[str, Any]) -> list[str]:
+    """The fields an expected outcome states that a produced one of its kind does not meet."""
+    return [
+        n for n, v in want.items() if n not in ("at", "kind") and (n not in got or not json_equal(v, got[n]))
+    ]
 
 
 def _stops_at_faults(options: Mapping[str, Any], vector: Vector) -> bool:
@@ -362,6 +363,9 @@ def _stops_at_faults(options: Mapping[str, Any], vector: Vector) -> bool:
 CONTEXT = 2  # equal outcomes shown on each side of a difference
 MAX_ROWS = 60
 MAX_CELL_CHARS = 300
+# A field that differs from its pair is never cut for the cell's length: it is kept whole up to this
+# many characters, beyond the cell's own 300 (spec/report.schema.json `$defs/cell`).
+MAX_DIFFERING_CHARS = 10_000
 # Past this many outcomes on both sides, outcomes pair by position: aligning costs up to the
 # product of the two lengths, and an implementation must not make the harness hang.
 MAX_ALIGNED = 4000
@@ -418,9 +422,23 @@ def _json(value: Any) -> str:
     return printable(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
-def _cell(index: int, at: At, fields: dict[str, Any], events: Sequence[Any] | None) -> dict[str, Any]:
-    shown = " ".join(f"{name}={_json(value)}" for name, value in fields.items() if name != "kind")
-    cell = {"index": index, "at": at, "kind": fields["kind"], "fields": clip(shown, MAX_CELL_CHARS)}
+def _cell(
+    index: int, at: At, fields: dict[str, Any], events: Sequence[Any] | None, kept: Sequence[str] = ()
+) -> dict[str, Any]:
+    """One outcome of a row, its fields as text in MAX_CELL_CHARS, the fields in `kept` (those
+    that differ from its pair's) whole: when the text is too long, the others are cut first."""
+    pieces = {name: f"{name}={_json(value)}" for name, value in fields.items() if name != "kind"}
+    shown = " ".join(pieces.values())
+    if len(shown) > MAX_CELL_CHARS and not set(kept) & set(pieces):
+        shown = clip(shown, MAX_CELL_CHARS)
+    elif len(shown) > MAX_CELL_CHARS:
+        room = MAX_CELL_CHARS - sum(len(pieces[name]) + 1 for name in kept if name in pieces)
+        for name, piece in pieces.items():
+            if name not in kept:
+                pieces[name] = piece if len(piece) < room else f"{name}=…"
+                room -= len(pieces[name]) + 1
+        shown = clip(" ".join(pieces.values()), MAX_CELL_CHARS + MAX_DIFFERING_CHARS)
+    cell = {"index": index, "at": at, "kind": fields["kind"], "fields": shown}
     return {**cell, "event": _event(events, at)}
 
 
@@ -450,14 +468,20 @@ def aligned(
                 rows.append({"op": "omitted", "count": 1})
             continue
         row: Row = {"op": "equal" if index not in differs else "differs"}
+        kept: list[str] = []
+        if row["op"] == "differs" and i is not None and j is not None:
+            kept = _differing(expected[i], actual[j].outcome)
+            if kept:
+                row["fields"] = kept
         if i is not None:
             want = expected[i]
-            row["expected"] = _cell(i, want["at"], {k: v for k, v in want.items() if k != "at"}, events)
+            fields = {k: v for k, v in want.items() if k != "at"}
+            row["expected"] = _cell(i, want["at"], fields, events, kept)
         if j is not None:
             got = actual[j]
             shows_message = got.outcome["kind"] in _ERROR_KINDS
             fields = {k: v for k, v in got.outcome.items() if k != "message" or shows_message}
-            row["actual"] = _cell(j, got.at, fields, events)
+            row["actual"] = _cell(j, got.at, fields, events, kept)
         if i is None or j is None:
             row["op"] = "missing" if j is None else "unexpected"
         rows.append(row)

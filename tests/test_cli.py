@@ -189,6 +189,9 @@ def test_quiet_is_one_line_per_failure(tmp_path: Path, capsys: pytest.CaptureFix
     assert capsys.readouterr().out.splitlines()[2:] == [
         'FAILED core/also-wrong: outcome 1: field \'delta\': expected "Hi", got "Hello"',
         'FAILED core/wrong: outcome 1: field \'delta\': expected "Help", got "Hello"',
+        "failures by class, profile and requirement (worst first):",
+        "  robustness core: 2 vectors failed or errored",
+        "    MUST   CORE-TEXT-1 (2)",
         "robustness: core fails (1 requirement failed: CORE-TEXT-1)",
         "streamroute: 2 passed, 2 failed, 0 errored",
     ]
