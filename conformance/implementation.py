@@ -154,13 +154,26 @@ class Implementation(Protocol):
     def close(self) -> None: ...
 
 
+def non_canonical(options: Mapping[str, Any]) -> str:
+    """The options whose value is not the canonical one, in a few words (`tool_call_point=arguments_done,
+    call_types=function`); `canonical` when there is none."""
+    defaults = option_defaults()
+    shown = [
+        f"{name}={','.join(map(str, value)) if isinstance(value, list) else value}"
+        for name, value in sorted(options.items())
+        if value != defaults.get(name)
+    ]
+    return ", ".join(shown) or "canonical"
+
+
 def described(info: Mapping[str, Any]) -> str:
-    """An implementation in one line, from its `info`: name, version, language, claims; escaped, as
-    what it says of itself may hold line breaks and control characters."""
-    options = ", ".join(f"{name}={value}" for name, value in sorted(info.get("options", {}).items()))
+    """An implementation in one line, from its `info`: name, version, language, profiles, and the
+    options it does not leave canonical; escaped, as what it says of itself may hold line breaks and
+    control characters."""
+    profiles = ", ".join(info["profiles"]) or "none"
     line = (
-        f"{info['name']} {info['version']} ({info['language']}); "
-        f"profiles: {', '.join(info['profiles']) or 'none'}; options: {options or 'canonical'}"
+        f"{info['name']} ({info['language']}), version {info['version']}; "
+        f"profiles: {profiles}; options: {non_canonical(info.get('options', {}))}"
     )
     if "observes" in info:  # spec/observation.md: what its API shows, when not everything
         shown = ", ".join(f"{kind} ({' '.join(names)})" for kind, names in sorted(info["observes"].items()))
@@ -542,6 +555,7 @@ class PythonImplementation:
 
 @functools.cache  # reports read `info` once per vector; the installed distributions stay as they are
 def _distribution_version(top_level_module: str) -> str:
+    """The version of the installed distribution that holds the module, or why there is none."""
     for distribution in importlib.metadata.packages_distributions().get(top_level_module, []):
         return importlib.metadata.version(distribution)
-    return "unknown"
+    return f"unknown: module {top_level_module} is in no installed distribution"

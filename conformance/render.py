@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import triage
+from .implementation import non_canonical
 from .limits import Shown, printable
 from .report import Record, Report
 from .results import Status
@@ -30,11 +31,7 @@ def _implementation(report: Report) -> str:
 
 def _claims(report: Report) -> tuple[str, str]:
     info = report.header["implementation"]
-    options = info.get("options", {})
-    return (
-        ", ".join(info["profiles"]) or "none",
-        ", ".join(f"{name}={value}" for name, value in sorted(options.items())) or "canonical",
-    )
+    return ", ".join(info["profiles"]) or "none", non_canonical(info.get("options", {}))
 
 
 def claim_lines(report: Report) -> list[str]:
@@ -227,7 +224,8 @@ def badge(report: Report) -> dict[str, Any]:
 # -- a vector, as `streamroute run` prints it -------------------------------------------------------
 
 _MARKS = {"equal": "", "differs": "!=", "missing": "-", "unexpected": "+"}
-_LEFT_WIDTH = 72  # the expected column at most; the actual one runs on
+_LEFT_WIDTH = 72  # the expected column at most, for equal rows; the actual one runs on
+_WIDEST_LEFT = 110  # how wide it grows to hold a pair that differs on one line
 
 
 def _shown(cell: Mapping[str, Any]) -> str:
@@ -263,6 +261,8 @@ def _table(rows: Sequence[Mapping[str, Any]], kinds: Sequence[str] | None) -> li
     width = min(
         max((len(_shown(row["expected"])) for row in shown if "expected" in row), default=8), _LEFT_WIDTH
     )
+    differing = [len(_shown(row["expected"])) for row in shown if row["op"] == "differs"]
+    width = max([width, *(length for length in differing if length <= _WIDEST_LEFT)])
     header = f"{'':4}{'#':>3}  {'expected':<{width}}  {'#':>3}  actual"
     lines = [header + (f"   (comparing {', '.join(kinds)})" if kinds else "")]
     events: dict[str, set[Any]] = {}

@@ -120,13 +120,15 @@ def test_the_header_names_the_implementation_under_test(pytester: pytest.Pyteste
     result = pytester.runpytest("--streamroute", "--streamroute-vectors", str(root), "--collect-only")
     result.stdout.fnmatch_lines(
         [
-            "streamroute: implementation under test: streamroute.reference.adapter:router * (python); *",
+            "streamroute: implementation under test: streamroute.reference.adapter:router (python), version *",
             "streamroute: that is the reference router, as --streamroute alone asks",
         ]
     )
     adapter = ["--streamroute-adapter", "broken_routers:TextMix"]
     result = pytester.runpytest("--streamroute-vectors", str(root), *adapter, "--collect-only")
-    result.stdout.fnmatch_lines(["streamroute: implementation under test: broken_routers:TextMix unknown *"])
+    result.stdout.fnmatch_lines(
+        ["streamroute: implementation under test: broken_routers:TextMix (python), version unknown: *"]
+    )
     result.stdout.no_fnmatch_line("*reference router*")
 
 

@@ -128,7 +128,7 @@ def test_an_implementations_texts_are_escaped_in_every_rendering(
         assert not re.search(r"(?<!\\)<", line), line
     rows = [line for line in rest if line.startswith("| `")]
     assert [row.split(" | ")[1] for row in rows] == ["errored", "failed", "skipped"]  # as triage sorts them
-    assert "| `core/hello-error` | errored | CORE-EVT-2 | the adapter reports: boom |" in rows  # its first line
+    assert "| `core/hello-error` | errored | CORE-EVT-2 | the adapter reports: boom |" in rows  # 1st line
 
     cases = {case.attrib["name"]: case for case in ET.parse(junit).getroot().iter("testcase")}
     for case in cases.values():
