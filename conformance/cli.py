@@ -22,6 +22,7 @@ from . import render
 from .gate import Gate
 from .implementation import described, unknown_profiles
 from .limits import Shown, printable
+from .progress import Progress
 from .report import Record, Report, ReportError, report_of, unwritable, write_text
 from .results import Status
 from .schemas import BUNDLED_VECTORS, SPEC_DIR, VECTOR, protocol_version, schema
@@ -216,17 +217,19 @@ def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
         print("implementation: the reference router, as neither --adapter nor --adapter-command names one")
 
     folding = render.Folding()
+    progress = Progress("vectors", len(suite.vectors), prefix="streamroute run")
 
     def show(record: Record) -> None:  # each vector as it comes, from its report line
         status = Status(record["status"])
         if status is Status.SKIPPED or (args.quiet and status.is_failure):
-            print(render.vector_line(record))
+            progress.say(render.vector_line(record))
         elif status.is_failure or (args.verbose and status is not Status.PASSED):
             text = render.vector_text(record) if args.verbose else folding.text(record)
             if text is not None:
-                print(text)
+                progress.say(text)
 
-    run = run_suite(suite, show, args.maxfail)
+    with progress.ticking():
+        run = run_suite(suite, show, args.maxfail, progress)
     for error in suite.file_errors:
         print(f"BAD VECTOR FILE {printable(str(error))}" + ("" if args.quiet else "\n"))
     for line in [*folding.summary(), *render.triage_lines(run.records)]:
@@ -357,8 +360,10 @@ def _fuzz(args: argparse.Namespace) -> int:
     if args.save_to is not None and args.save_to.exists() and not args.save_to.is_dir():
         raise UsageError(f"--save-to {args.save_to} is not a directory")
     implementation = load_implementation(args.adapter, args.adapter_command, args.timeout)
+    progress = Progress("generated streams run", prefix="streamroute fuzz")
     try:
-        outcome = fuzz(implementation, args.examples, args.seed, args.save_to)
+        with progress.ticking():
+            outcome = fuzz(implementation, args.examples, args.seed, args.save_to, progress=progress)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     finally:
@@ -404,7 +409,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _probe(args: argparse.Namespace) -> int:
-    from streamroute.producer.probe import Target
+    from streamroute.producer.probe import ScenarioResult, Target
     from streamroute.producer.probe_report import failed, summary_markdown
     from streamroute.producer.probe_run import REPORT, ProbeRun, ProbeUsageError, run_probe
     from streamroute.producer.scenarios import BUNDLED_SCENARIOS
@@ -435,10 +440,14 @@ def _probe(args: argparse.Namespace) -> int:
         adapter=args.adapter,
         adapter_command=args.adapter_command,
     )
-    try:
-        records = run_probe(
-            run, lambda r: print(f"{r.status.value.upper()} {r.id}" + (f": {r.message}" if r.message else ""))
+
+    def line(result: ScenarioResult) -> str:
+        return f"{result.status.value.upper()} {result.id}" + (
+            f": {result.message}" if result.message else ""
         )
+
+    try:
+        records = run_probe(run, line, "streamroute probe")
     except ProbeUsageError as exc:
         raise UsageError(str(exc)) from None
     print(summary_markdown(records).split("\n\n")[1])

@@ -52,6 +52,7 @@ from .implementation import (
     Streamed,
 )
 from .lint import producer_faults
+from .progress import Progress
 from .render import comparison_lines
 from .results import Status, run_vector
 from .schemas import option_defaults
@@ -477,8 +478,10 @@ def fuzz(
     save_to: Path | None = None,
     max_items: int = 5,
     shrink: bool = True,
+    progress: Progress | None = None,
 ) -> FuzzResult:
-    """Run up to `examples` generated cases; shrink the first failure and save it as a vector."""
+    """Run up to `examples` generated cases; shrink the first failure and save it as a vector.
+    `progress` hears of each case as it runs."""
     sources = claimed(implementation)
     if not shrink:
         drawn = draw_streams(sources, examples, seed, max_items)
@@ -494,7 +497,12 @@ def fuzz(
     @given(generated(sources, max_items))
     def check(case: Generated) -> None:
         result.examples += 1
+        if progress is not None:
+            shrinking = f"stream {result.examples}, shrinking a failure"
+            progress.step(shrinking if failures else f"stream {result.examples} of {examples}")
         verdict = judge(implementation, Case(case), result.declined.append)
+        if progress is not None:
+            progress.finished(verdict is not None)
         if verdict is not None:
             failures.append((case, verdict))
             raise _Found

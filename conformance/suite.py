@@ -24,6 +24,7 @@ from .implementation import (
     PythonImplementation,
     unknown_profiles,
 )
+from .progress import Progress
 from .report import Record, SuiteRun, Totals, vector_record
 from .results import Result, Status, run_vector
 from .schemas import BUNDLED_VECTORS
@@ -180,17 +181,24 @@ def timed(suite: Suite, vector: Vector) -> tuple[Result, float]:
 
 
 def run_suite(
-    suite: Suite, each: Callable[[Record], None] | None = None, maxfail: int | None = None
+    suite: Suite,
+    each: Callable[[Record], None] | None = None,
+    maxfail: int | None = None,
+    progress: Progress | None = None,
 ) -> SuiteRun:
     """Run every selected vector, in order, or until `maxfail` have failed or errored; `each` sees
-    each vector's report line as it comes."""
+    each vector's report line as it comes, and `progress` each vector start and end."""
     started, clock = datetime.now(timezone.utc), time.perf_counter()
     counts: Counter[Status] = Counter()
     records: list[Record] = []
     for vector in suite.vectors:
         if maxfail is not None and sum(counts[status] for status in Status if status.is_failure) >= maxfail:
             break
+        if progress is not None:
+            progress.step(vector.id)
         result, seconds = timed(suite, vector)
+        if progress is not None:
+            progress.finished(result.status.is_failure)
         counts[result.status] += 1
         records.append(vector_record(suite, vector, result, seconds))
         if each is not None:

@@ -120,7 +120,7 @@ def test_the_header_names_the_implementation_under_test(pytester: pytest.Pyteste
     result = pytester.runpytest("--streamroute", "--streamroute-vectors", str(root), "--collect-only")
     result.stdout.fnmatch_lines(
         [
-            "streamroute: implementation under test: streamroute.reference.adapter:router (python), version *",
+            "streamroute: implementation under test: streamroute.reference.adapter:router (python), *",
             "streamroute: that is the reference router, as --streamroute alone asks",
         ]
     )
