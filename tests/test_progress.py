@@ -3,6 +3,7 @@ terminal: the tests count lines, never time."""
 
 from __future__ import annotations
 
+import configparser
 import io
 import random
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 from conftest import hello, write_vector
 from heartbeat import Heartbeat
 from streamroute.conformance.cli import main
-from streamroute.conformance.progress import PERIOD, Progress
+from streamroute.conformance.progress import PERIOD, TICK, Progress
 
 
 class Clock:
@@ -64,8 +65,8 @@ def test_a_long_run_is_never_silent_for_30_seconds() -> None:
             if out.getvalue().count("\n") > before:
                 lines.append(clock.now)
         progress.finished()
-    gaps = [b - a for a, b in zip([started, *lines], lines, strict=False)]
-    assert lines
+    gaps = [b - a for a, b in zip([started, *lines], [*lines, clock.now], strict=True)]
+    assert len(lines) > 1
     assert max(gaps) <= 30
 
 
@@ -155,3 +156,18 @@ def test_under_tox_no_letter_is_printed_and_the_status_stays(whole_lines: bool) 
     with pytest.raises(StopIteration):
         hook.send(outcome)
     assert outcome.result == (("failed", "", "FAILED") if whole_lines else ("failed", "F", "FAILED"))
+
+
+def test_the_readmes_test_command_keeps_talking() -> None:
+    """The README's test command (which CI runs) shows the environments' output as it comes, and
+    tox.ini has the tests print their whole lines under the environment's name."""
+    root = Path(__file__).resolve().parent.parent
+    command = "python3 -m pip install tox && python3 -m tox run-parallel -m all --parallel-live"
+    assert f"\n{command}\n" in (root / "README.md").read_text(encoding="utf-8")
+    assert (root / ".ci" / "run").read_text(encoding="utf-8").splitlines()[-1] == command
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(root / "tox.ini", encoding="utf-8")
+    assert "STREAMROUTE_TEST_PROGRESS = {env_name}" in tox["testenv"]["set_env"]
+    for name in ("testenv", "testenv:slow"):
+        assert tox[name]["commands"].startswith("pytest -q ")  # no per-file line left open
+    assert PERIOD + TICK < 30
