@@ -82,11 +82,18 @@ def main() -> int:
         stale.unlink(missing_ok=True)
     arguments = _arguments(report, junitxml)
     print(f"$ streamroute {shlex.join(arguments)}", flush=True)
-    run = subprocess.run(["streamroute", *arguments], stderr=subprocess.PIPE, text=True)
-    sys.stderr.write(run.stderr)
+    # stderr is passed on as it comes (the run's progress lines), its last line kept for the summary.
+    with subprocess.Popen(["streamroute", *arguments], stderr=subprocess.PIPE, text=True) as run:
+        assert run.stderr is not None
+        last = ""
+        for line in run.stderr:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+            last = line.strip() or last
     if not report.exists():
-        lines = run.stderr.strip().splitlines() or [f"`streamroute run` exited with {run.returncode}"]
-        return _no_report(run.returncode or USAGE_ERROR, lines[-1])
+        return _no_report(
+            run.returncode or USAGE_ERROR, last or f"`streamroute run` exited with {run.returncode}"
+        )
     written = [("report", report), ("junitxml", junitxml)]
     outputs = [f"exit-code={run.returncode}", *(f"{name}={path}" for name, path in written if path.exists())]
     _append("GITHUB_OUTPUT", "".join(line + "\n" for line in outputs))
