@@ -47,8 +47,10 @@ class Progress:
         stream: TextIO | None = None,
         live: bool | None = None,
         clock: Callable[[], float] = time.monotonic,
+        opening: str = "",
     ) -> None:
         self.what, self.total, self.prefix = what, total, prefix
+        self.opening = opening  # written before each line: "\n" when others leave a line open
         self.stream = sys.stderr if stream is None else stream
         self.live = _is_terminal(self.stream) if live is None else live
         self.clock = clock
@@ -85,7 +87,7 @@ class Progress:
             if self.live:
                 self._draw()
             elif self.clock() - self.last_line >= PERIOD:
-                self.stream.write(f"{self.prefix}: {self.status()}\n")
+                self.stream.write(f"{self.opening}{self.prefix}: {self.status()}\n")
                 self.stream.flush()
                 self.last_line = self.clock()
 

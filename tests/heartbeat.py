@@ -31,7 +31,11 @@ class Heartbeat:
     ) -> None:
         self.stream = stream
         self.whole_lines = whole_lines
-        self.progress = Progress("tests", prefix=prefix, stream=stream, live=False, clock=clock)
+        # pytest's letters leave a line open: off tox, a line of progress starts a line of its own.
+        opening = "" if whole_lines else "\n"
+        self.progress = Progress(
+            "tests", prefix=prefix, stream=stream, live=False, clock=clock, opening=opening
+        )
         self._ticking = contextlib.ExitStack()
 
     @pytest.hookimpl(trylast=True)

@@ -171,3 +171,12 @@ def test_the_readmes_test_command_keeps_talking() -> None:
     for name in ("testenv", "testenv:slow"):
         assert tox[name]["commands"].startswith("pytest -q ")  # no per-file line left open
     assert PERIOD + TICK < 30
+
+
+def test_off_tox_a_line_of_the_tests_progress_starts_a_line_of_its_own() -> None:
+    clock, out = Clock(), io.StringIO()
+    beat = Heartbeat(out, "tests", whole_lines=False, clock=clock)
+    beat.pytest_runtest_logstart("tests/test_a.py::test_slow")
+    clock.now += PERIOD
+    beat.progress.tick()
+    assert out.getvalue() == "\ntests: 0 tests; running tests/test_a.py::test_slow for 20 s\n"
