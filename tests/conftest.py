@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
+from heartbeat import heartbeat
 from hypothesis import HealthCheck, settings
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.vectors import Vector, load_vectors
@@ -141,3 +142,9 @@ def bundled() -> list[Vector]:
     vectors, errors = load_vectors([BUNDLED_VECTORS])
     assert not errors, "\n".join(map(str, errors))
     return vectors
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    beating = heartbeat(config)  # tests/heartbeat.py: progress off a terminal, whole lines under tox
+    if beating is not None:
+        config.pluginmanager.register(beating, "streamroute-tests-heartbeat")

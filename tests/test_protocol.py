@@ -350,6 +350,7 @@ def test_skipped_and_errored_answers_are_reported_never_passed(tmp_path: Path) -
         "the adapter reports: KeyError: 'delta'",
         "Traceback: ...",
         charged=("CORE-EVT-2",),  # an implementation that raises breaks CORE-EVT-2 (spec/attribution.md)
+        signature="errored CORE-EVT-2: no answer",
     )
     assert not Status.SKIPPED.is_failure
 
