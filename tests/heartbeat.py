@@ -1,6 +1,6 @@
 """The project's own tests, talking while they run: what the README's test command prints.
 
-`tox run-parallel -m all --parallel-live` runs two tox environments at a time, their output mixed
+`tox run-parallel -m check --parallel-live` runs tox environments side by side, their output mixed
 as it comes. pytest's own progress (a letter a test, a percentage a line) says nothing while one
 slow test runs for minutes, and two environments' letters interleave into lines no one can read.
 So, off a terminal, a line comes every PERIOD seconds (conformance/progress.py) naming how far the
