@@ -30,13 +30,15 @@ const settle = async () => {
 
 // What the application is shown, per outcome kind (spec/observation.md). The SDK has no lifecycle
 // parts, no final text of a part, no refusal channel of its own and nothing for an event it does
-// not route; its argument deltas name the call id, not the item.
+// not route; its argument deltas name the call id, not the item. Its refusals of a call are the
+// invalid tool-call parts, whose input does not parse or fails the schema: it has no notice of a
+// call still open when the response ends, nor of one it does not hand over.
 const OBSERVES = {
   "text.delta": ["item_id", "delta", "phase"],
   "reasoning.delta": ["item_id", "delta"],
   "tool.arguments.delta": ["delta"],
   "tool.call": ["item_id", "call_id", "name", "namespace", "tool_type", "arguments", "input"],
-  "tool.error": ["item_id", "call_id", "code"],
+  "tool.error": { fields: ["item_id", "call_id", "code"], codes: ["invalid_json", "invalid_arguments"] },
   "error": ["code", "message"],
   "end": ["status"],
 };
