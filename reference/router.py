@@ -29,22 +29,23 @@ DONE part, as the handlers below say).
   Its deltas are buffered up to `MAX_BUFFERED_BYTES`; past it the buffer is
   dropped for good (DROPPED) and the part is no longer compared (CORE-LIMIT-3).
   A preview is never buffered: it is only ever marked done.
-* each call (`CALL_TRANSITIONS`), function or custom: ANNOUNCED, STREAMING
-  with its first delta, COMPLETE once its complete text is known (its
-  arguments `.done`, or its done item: CORE-ARGS-5), CALLED once it produced
-  its `tool.call`, and RESOLVED when nothing more comes of it. It produces its
-  one `tool.call` or `tool.error` (CORE-CALL-1) at its done item (the
-  canonical point), at its arguments `.done` (option `arguments_done`), or
-  when the stream ends with the call still open. A call CALLED at its
-  arguments `.done` is then confirmed by its done item, or retracted (`error`
-  `call_retracted`, CORE-CALL-12, -13, -14). The delta that would take its
-  buffer past `MAX_BUFFERED_BYTES` resolves it as `tool.error` `too_large`
-  and drops the buffer (TOO_LARGE, CORE-LIMIT-1). A catalogue call
+* each call, function or custom, is a `Call` (`CALL_TRANSITIONS`) beside its
+  item: ANNOUNCED, STREAMING with its first delta, COMPLETE once its complete
+  text is known (its arguments `.done`, or its done item: CORE-ARGS-5), CALLED
+  once it produced its `tool.call`, and RESOLVED when nothing more comes of it.
+  It produces its one `tool.call` or `tool.error` (CORE-CALL-1) at its done
+  item (the canonical point), at its arguments `.done` (option
+  `arguments_done`), or when the stream ends with the call still open. A call
+  CALLED at its arguments `.done` is then confirmed by its done item, or
+  retracted (`error` `call_retracted`, CORE-CALL-12, -13, -14). The delta that
+  would take its buffer past `MAX_BUFFERED_BYTES` resolves it as `tool.error`
+  `too_large` and drops the buffer (TOO_LARGE, CORE-LIMIT-1). A catalogue call
   (`apply_patch_call`, `shell_call`, `local_shell_call`, `computer_call`,
   `tool_search_call`, `mcp_approval_request`: spec/core.md section 5.1) is a
-  call too, complete at its done item and resolved from that item's fields
-  alone. A shell call outside a local environment, or a tool search the
-  server executes, is *hosted*: no call at all, it never moves.
+  call too, complete at its done item, whose input its type's reader takes
+  from that item's fields alone (`CATALOGUE_CALLS`). A shell call outside a
+  local environment, or a tool search the server executes, is *hosted*: no
+  call at all, it never moves.
 * the consumer slot of the custom-tools profile (`SLOT_TRANSITIONS`,
   spec/custom-tools.md): EMPTY, or ACTIVE with one diff consumer bound to one
   custom call (its item and its call id). The events that move it:
@@ -75,13 +76,15 @@ Each event type maps to one handler in `_ROUTES`. A handler first reads and
 checks every field it needs with the accessors of fields.py (raising
 `Violation`, which becomes one `error` outcome and leaves the state
 untouched), then looks up the event's item (CORE-EVT-8), then moves states
-and returns outcomes. Whatever else a handler raises is a bug of the router;
-`feed` contains it as an `error` too, since a router never raises on its
-input (CORE-EVT-2). What makes routing fast lives in fields.py, behind those
-accessors. Here there are three more pieces of speed, each said where it
-lives: `feed` checks an event's type by finding it in the routing table,
-and reads the stream time only when the router has consumers, the one
-reader of it; and a `Buffer` keeps its deltas in runs (`DELTAS_PER_RUN`).
+and returns outcomes. A call's input that cannot run is a `ToolError`, the
+code and message of its `tool.error`. Whatever else a handler raises is a
+bug of the router; `feed` contains it as an `error` too, since a router
+never raises on its input (CORE-EVT-2). What makes routing fast lives in
+fields.py, behind those accessors. Here there are three more pieces of
+speed, each said where it lives: `feed` checks an event's type by finding it
+in the routing table, and reads the stream time only when the router has
+consumers, the one reader of it; and a `Buffer` keeps its deltas in runs
+(`DELTAS_PER_RUN`).
 Requirement ids in comments refer to spec/core.md and spec/custom-tools.md.
 """
 
@@ -182,16 +185,7 @@ ErrorEvent = Literal["routed", "ends_stream"]
 ItemCorrelation = Literal["item_id", "output_index"]
 
 CALL_TYPES = {"function_call": "function", "custom_tool_call": "custom"}
-# The call catalogue's other client calls (spec/core.md section 5.1): item type -> the
-# tool_type of its tool.call. Their input is the done item's alone (CORE-CALLTYPE-2).
-CATALOGUE_CALL_TYPES = {
-    "apply_patch_call": "apply_patch",
-    "shell_call": "shell",
-    "local_shell_call": "local_shell",
-    "computer_call": "computer",
-    "tool_search_call": "tool_search",
-    "mcp_approval_request": "mcp_approval",
-}
+# The call catalogue's other client calls are `CATALOGUE_CALLS`, after their readers.
 # The streamed previews of catalogue calls (CORE-CALLTYPE-6, -11): event type -> (item type,
 # the field of its text, the field of its index, or None for the item's one preview).
 PREVIEW_EVENTS = {
@@ -346,8 +340,21 @@ class Part(Buffer):
 
 
 @dataclass(slots=True)
+class Call:
+    """What a call item is beyond an item (CALL_TRANSITIONS): where its call is, its deltas, its
+    complete text, and who runs it."""
+
+    state: CallState = "ANNOUNCED"
+    arguments: Buffer = field(default_factory=Buffer)  # its deltas (arguments or input)
+    complete: str | None = None  # its complete text, once one is known (CORE-ARGS-5)
+    # Not a state: who runs a catalogue call, as its item's latest form says (CORE-CALLTYPE-4).
+    hosted: bool = False
+
+
+@dataclass(slots=True)
 class Item:
-    """An announced output item (ITEM_TRANSITIONS); a call item is also a call (CALL_TRANSITIONS)."""
+    """An announced output item (ITEM_TRANSITIONS): what it states, its parts, and the call it is,
+    if it is one (every item of `CALL_TYPES` and `CATALOGUE_CALLS`)."""
 
     id: str
     type: str
@@ -356,15 +363,18 @@ class Item:
     name: str | None = None
     namespace: str | None = None
     status: str | None = None  # as its announcement states it; read from the done item only
-    # Not a state: who runs a catalogue item, as its latest form says (CORE-CALLTYPE-4).
-    hosted: bool = False
     phase: str | None = None  # a message's, as its announcement states it (CORE-TEXT-9)
     agent: str | None = None  # the agent that produced it, as its announcement states it (CORE-TEXT-12)
+    call: Call | None = None
     state: ItemState = "OPEN"
-    call: CallState = "ANNOUNCED"
     parts: defaultdict[int, Part] = field(default_factory=partial(defaultdict, Part))  # by content index
-    arguments: Buffer = field(default_factory=Buffer)  # a call's deltas (arguments or input)
-    complete: str | None = None  # a call's complete text, once one is known (CORE-ARGS-5)
+
+
+def _call_of(item: Item) -> Call:
+    """The call of an item of a call type, which every such item is announced with."""
+    call = item.call
+    assert call is not None, f"{item.type} item {item.id!r} is no call"
+    return call
 
 
 @dataclass(slots=True)
@@ -374,6 +384,14 @@ class Slot:
     item: Item
     call_id: str
     consumer: DiffConsumer
+
+
+@dataclass(frozen=True, slots=True)
+class ToolError:
+    """Why a call cannot run: the `code` and `message` of its `tool.error`."""
+
+    code: str
+    message: str
 
 
 def _consumer_outcome(kind: str, slot: Slot, payload: Payload, call_id: str | None = None) -> Outcome:
@@ -398,21 +416,18 @@ def _consumer_failed(item_id: str, call_id: str, exc: Exception) -> Outcome:
     )
 
 
-def _parse_arguments(text: str) -> tuple[JSONObject | None, str, str]:
-    """Parse function arguments strictly (CORE-CALL-3): (value, code, message)."""
+def _parse_arguments(text: str) -> JSONObject | ToolError:
+    """Function arguments, parsed strictly (CORE-CALL-3), or why they cannot run."""
+    # CORE-LIMIT-2 first: a text nested too deep is refused before it is parsed.
     if text.count("[") + text.count("{") > MAX_ARGUMENTS_DEPTH and _nests_deeper(text, MAX_ARGUMENTS_DEPTH):
-        return None, "too_deep", f"arguments nest deeper than {MAX_ARGUMENTS_DEPTH} levels"  # CORE-LIMIT-2
+        return ToolError("too_deep", f"arguments nest deeper than {MAX_ARGUMENTS_DEPTH} levels")
     try:
         value = loads_arguments(text)  # CORE-CALL-3, -10, -11
     except ValueError as exc:
-        return None, "invalid_json", f"arguments are not valid JSON: {exc}"
+        return ToolError("invalid_json", f"arguments are not valid JSON: {exc}")
     if not isinstance(value, dict):
-        return (
-            None,
-            "invalid_arguments",
-            f"arguments must be a JSON object, got {type(value).__name__}",
-        )
-    return value, "", ""
+        return ToolError("invalid_arguments", f"arguments must be a JSON object, got {type(value).__name__}")
+    return value
 
 
 # CORE-LIMIT-2, outside a string: a run of openers, a run of closers, or a string's start;
@@ -461,60 +476,124 @@ def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
 
 
+# -- the call catalogue (spec/core.md section 5.1) -----------------------------------
+# One reader per call type: a catalogue call's input fields for its tool.call, read from its
+# done item alone (CORE-CALLTYPE-2), or why it cannot run: a field that is absent is
+# `incomplete` (CORE-CALLTYPE-10), one of the wrong shape `invalid_arguments` (CORE-CALLTYPE-7).
+
+InputReader = Callable[[JSONObject], JSONObject | ToolError]
+
+
+def _absent(name: str) -> ToolError:
+    return ToolError("incomplete", f"the done item has no {name}")
+
+
+def _stated_object(done: JSONObject, name: str) -> JSONObject | ToolError:
+    """The object the done item states as `name`, or why it cannot run."""
+    value = done.get(name)
+    if value is None:
+        return _absent(name)
+    if not isinstance(value, dict):
+        return ToolError("invalid_arguments", f"{name} must be an object, got {type(value).__name__}")
+    return value
+
+
 _OPERATIONS = {"create_file": True, "update_file": True, "delete_file": False}  # -> carries a diff
 
 
-def _catalogue_input(tool_type: str, done: JSONObject) -> tuple[JSONObject | None, str, str]:
-    """A catalogue call's input fields for its tool.call, read from its done item alone
-    (CORE-CALLTYPE-2): (fields, code, message). A field that is absent is `incomplete`; one
-    of the wrong shape is `invalid_arguments` (CORE-CALLTYPE-7)."""
-    source = {"apply_patch": "operation", "shell": "action", "local_shell": "action"}.get(tool_type)
-    if tool_type == "computer":  # the GA tool states `actions`, the preview tool one `action`
-        source = "actions" if done.get("actions") is not None else "action"
-    elif tool_type in ("tool_search", "mcp_approval"):
-        source = "arguments"
-    assert source is not None
-    value = done.get(source)
-    if value is None:
-        return None, "incomplete", f"the done item has no {source}"
-    if tool_type == "mcp_approval":
-        server_label = done.get("server_label")
-        if server_label is None:  # CORE-CALLTYPE-10: no server to answer
-            return None, "incomplete", "the done item has no server_label"
-        if not isinstance(value, str) or not isinstance(server_label, str):
-            return None, "invalid_arguments", "an approval request needs string arguments and server_label"
-        arguments, code, message = _parse_arguments(value)  # CORE-CALL-3, -10, -11, CORE-LIMIT-2
-        if arguments is None:
-            return None, code, message
-        return {"arguments": arguments, "server_label": server_label}, "", ""
-    if tool_type == "computer":
-        actions = value if source == "actions" else [value]
-        if not isinstance(actions, list) or not all(
-            isinstance(action, dict) and isinstance(action.get("type"), str) for action in actions
-        ):
-            return None, "invalid_arguments", f"{source} must hold action objects with a string type"
-        fields: JSONObject = {"actions": actions}
-        checks = done.get("pending_safety_checks")
-        if checks is not None and not isinstance(checks, list):  # CORE-CALLTYPE-7: never dropped unread
-            return None, "invalid_arguments", "pending_safety_checks must be an array"
-        if checks is not None:
-            fields["pending_safety_checks"] = checks
-        return fields, "", ""
-    if not isinstance(value, dict):
-        return None, "invalid_arguments", f"{source} must be an object, got {type(value).__name__}"
-    operation_type = value.get("type")
-    if tool_type == "apply_patch" and not (
+def _apply_patch_input(done: JSONObject) -> JSONObject | ToolError:
+    operation = _stated_object(done, "operation")
+    if isinstance(operation, ToolError):
+        return operation
+    operation_type = operation.get("type")
+    if not (
         isinstance(operation_type, str)
         and operation_type in _OPERATIONS
-        and isinstance(value.get("path"), str)
-        and (not _OPERATIONS[operation_type] or isinstance(value.get("diff"), str))
+        and isinstance(operation.get("path"), str)
+        and (not _OPERATIONS[operation_type] or isinstance(operation.get("diff"), str))
     ):
-        return None, "invalid_arguments", "operation needs a known type, a string path, and a diff to write"
-    if tool_type == "shell" and not _strings(value.get("commands")):
-        return None, "invalid_arguments", "action.commands must be an array of strings"
-    if tool_type == "local_shell" and not (value.get("type") == "exec" and _strings(value.get("command"))):
-        return None, "invalid_arguments", "action must be of type exec with a command array of strings"
-    return {source: value}, "", ""
+        message = "operation needs a known type, a string path, and a diff to write"
+        return ToolError("invalid_arguments", message)
+    return {"operation": operation}
+
+
+def _shell_input(done: JSONObject) -> JSONObject | ToolError:
+    action = _stated_object(done, "action")
+    if isinstance(action, ToolError):
+        return action
+    if not _strings(action.get("commands")):
+        return ToolError("invalid_arguments", "action.commands must be an array of strings")
+    return {"action": action}
+
+
+def _local_shell_input(done: JSONObject) -> JSONObject | ToolError:
+    action = _stated_object(done, "action")
+    if isinstance(action, ToolError):
+        return action
+    if not (action.get("type") == "exec" and _strings(action.get("command"))):
+        return ToolError("invalid_arguments", "action must be of type exec with a command array of strings")
+    return {"action": action}
+
+
+def _computer_input(done: JSONObject) -> JSONObject | ToolError:
+    """The GA tool states `actions`, the preview tool one `action`: a list of one."""
+    name = "actions" if done.get("actions") is not None else "action"
+    value = done.get(name)
+    if value is None:
+        return _absent(name)
+    actions = value if name == "actions" else [value]
+    if not isinstance(actions, list) or not all(
+        isinstance(action, dict) and isinstance(action.get("type"), str) for action in actions
+    ):
+        return ToolError("invalid_arguments", f"{name} must hold action objects with a string type")
+    fields: JSONObject = {"actions": actions}
+    checks = done.get("pending_safety_checks")
+    if checks is not None and not isinstance(checks, list):  # CORE-CALLTYPE-7: never dropped unread
+        return ToolError("invalid_arguments", "pending_safety_checks must be an array")
+    if checks is not None:
+        fields["pending_safety_checks"] = checks
+    return fields
+
+
+def _tool_search_input(done: JSONObject) -> JSONObject | ToolError:
+    arguments = _stated_object(done, "arguments")
+    return arguments if isinstance(arguments, ToolError) else {"arguments": arguments}
+
+
+def _mcp_approval_input(done: JSONObject) -> JSONObject | ToolError:
+    """CORE-CALLTYPE-5: its arguments are JSON text, parsed as a function call's are."""
+    text, server_label = done.get("arguments"), done.get("server_label")
+    if text is None:
+        return _absent("arguments")
+    if server_label is None:  # CORE-CALLTYPE-10: no server to answer
+        return _absent("server_label")
+    if not isinstance(text, str) or not isinstance(server_label, str):
+        return ToolError("invalid_arguments", "an approval request needs string arguments and server_label")
+    arguments = _parse_arguments(text)  # CORE-CALL-3, -10, -11, CORE-LIMIT-2
+    if isinstance(arguments, ToolError):
+        return arguments
+    return {"arguments": arguments, "server_label": server_label}
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogueCall:
+    """A call type of the catalogue: the `tool_type` of its tool.call, and the reader of its input."""
+
+    tool_type: str
+    read: InputReader
+
+
+# The call catalogue's other client calls, by item type (spec/core.md section 5.1).
+CATALOGUE_CALLS = {
+    "apply_patch_call": CatalogueCall("apply_patch", _apply_patch_input),
+    "shell_call": CatalogueCall("shell", _shell_input),
+    "local_shell_call": CatalogueCall("local_shell", _local_shell_input),
+    "computer_call": CatalogueCall("computer", _computer_input),
+    "tool_search_call": CatalogueCall("tool_search", _tool_search_input),
+    _APPROVAL: CatalogueCall("mcp_approval", _mcp_approval_input),
+}
+# item type -> the tool_type of its tool.call
+CATALOGUE_CALL_TYPES = {item_type: call.tool_type for item_type, call in CATALOGUE_CALLS.items()}
 
 
 class Router:
@@ -647,6 +726,7 @@ class Router:
         output_index = optional_index(event, "output_index")
         if output_index is None:
             output_index = len(self._items)
+        is_call = item_type in CALL_TYPES or item_type in CATALOGUE_CALLS
         return Item(
             id=item_id,
             type=item_type,
@@ -655,9 +735,9 @@ class Router:
             name=optional_str(item, "name", "item."),
             namespace=optional_str(item, "namespace", "item."),
             status=optional_str(item, "status", "item."),  # CORE-ITEM-9: read at done only
-            hosted=_hosted(item_type, item),
             phase=label(item, "phase"),  # CORE-TEXT-9: only a label, never malformed
             agent=agent_name(item),  # CORE-TEXT-12: a label too
+            call=Call(hosted=_hosted(item_type, item)) if is_call else None,
         )
 
     def _register(self, item: Item) -> None:
@@ -715,18 +795,19 @@ class Router:
         elif item.state == "DONE":  # CORE-ITEM-14, CORE-CALL-1
             raise Violation("duplicate_event", f"item {item.id!r} is already done")
         item.state = _move(ITEM_TRANSITIONS, item.state, "done")
-        if item.type in CATALOGUE_CALL_TYPES:  # CUSTOM-FIN-2: the slot is left alone
+        if item.type in CATALOGUE_CALLS:  # CUSTOM-FIN-2: the slot is left alone
             return self._catalogue_call(item, stated, done)
         if item.type not in CALL_TYPES:
             return []  # CUSTOM-FIN-2: another item's done leaves the slot alone
+        call = _call_of(item)
         # A call made at its arguments .done (CORE-CALL-8): this item confirms it, or not.
-        called = item.call == "CALLED"
+        called = call.state == "CALLED"
         made_with = (item.call_id, item.name, item.namespace)
         outcomes = self._confirm_identity(item, stated)
         if complete is not None:
             outcomes += self._complete_arguments(item, complete, "the done item's " + str(complete_field))
-            if item.call in ("ANNOUNCED", "STREAMING", "TOO_LARGE"):  # its first complete source
-                item.call = _move(CALL_TRANSITIONS, item.call, "complete")
+            if call.state in ("ANNOUNCED", "STREAMING", "TOO_LARGE"):  # its first complete source
+                call.state = _move(CALL_TRANSITIONS, call.state, "complete")
         if called:  # every outcome so far is a done_mismatch
             made_call_id = made_with[0]
             assert made_call_id is not None  # a call is made with one (CORE-CALL-5)
@@ -737,17 +818,17 @@ class Router:
             elif item.call_id != made_call_id:  # CORE-CALL-20: the same call, at the id the response keeps
                 outcomes.append(self._readdressed(item, made_call_id))
         elif stated.status == "incomplete":  # CORE-CALL-5
-            outcomes += self._resolve_as_error(item, "incomplete", "the call item is incomplete")
+            outcomes += self._resolve_as_error(item, ToolError("incomplete", "the call item is incomplete"))
         else:
             outcomes += self._resolve(item)  # CORE-CALL-2
-        if item.call == "CALLED":  # made at its .done, or now: this item confirms it
-            item.call = _move(CALL_TRANSITIONS, item.call, "confirm")
-        elif item.call == "TOO_LARGE":
-            item.call = _move(CALL_TRANSITIONS, item.call, "done")
+        if call.state == "CALLED":  # made at its .done, or now: this item confirms it
+            call.state = _move(CALL_TRANSITIONS, call.state, "confirm")
+        elif call.state == "TOO_LARGE":
+            call.state = _move(CALL_TRANSITIONS, call.state, "done")
         # The call is resolved and every later event for it is refused before its text is
         # read (CORE-CALL-1, CORE-ARGS-4, -7): keep its identity, release its text.
-        item.arguments.clear()
-        item.complete = None
+        call.arguments.clear()
+        call.complete = None
         return outcomes
 
     def _confirm_identity(self, item: Item, stated: Item) -> list[Outcome]:
@@ -770,32 +851,35 @@ class Router:
 
     def _catalogue_call(self, item: Item, stated: Item, done: JSONObject) -> list[Outcome]:
         """A catalogue call's one outcome, from its done item alone (CORE-CALLTYPE-1, -2)."""
-        item.hosted = stated.hosted  # the done item says who runs it (CORE-CALLTYPE-4)
-        if item.hosted:
+        call = _call_of(item)
+        call.hosted = _call_of(stated).hosted  # the done item says who runs it (CORE-CALLTYPE-4)
+        if call.hosted:
             return []  # the server's call: never a client call, never incomplete
         # Its done item is its one complete source (CORE-CALLTYPE-2).
-        item.call = _move(CALL_TRANSITIONS, item.call, "complete")
+        call.state = _move(CALL_TRANSITIONS, call.state, "complete")
         outcomes = self._confirm_identity(item, stated)
         if stated.status in ("incomplete", "failed"):  # CORE-CALLTYPE-3
-            return outcomes + self._resolve_as_error(item, "incomplete", f"the call item is {stated.status}")
-        tool_type = CATALOGUE_CALL_TYPES[item.type]
-        fields, code, message = _catalogue_input(tool_type, done)
+            error = ToolError("incomplete", f"the call item is {stated.status}")
+            return outcomes + self._resolve_as_error(item, error)
+        catalogued = CATALOGUE_CALLS[item.type]
+        fields = catalogued.read(done)
         # CORE-CALL-22: incomplete, then duplicate_call_id, then the input's own faults.
-        if item.call_id is None or (tool_type == "mcp_approval" and item.name is None):
+        if item.call_id is None or (item.type == _APPROVAL and item.name is None):
             missing = "call_id" if item.call_id is None else "name"
-            return outcomes + self._resolve_as_error(item, "incomplete", f"the call has no {missing}")
-        if fields is None and code == "incomplete":  # CORE-CALLTYPE-10
-            return outcomes + self._resolve_as_error(item, code, message)
+            error = ToolError("incomplete", f"the call has no {missing}")
+            return outcomes + self._resolve_as_error(item, error)
+        if isinstance(fields, ToolError) and fields.code == "incomplete":  # CORE-CALLTYPE-10
+            return outcomes + self._resolve_as_error(item, fields)
         if item.call_id in self._called_ids:  # CORE-CALL-7
-            message = f"call id {item.call_id!r} was already called"
-            return outcomes + self._resolve_as_error(item, "duplicate_call_id", message)
-        if fields is None:  # CORE-CALLTYPE-7, and an approval's arguments as CORE-CALLTYPE-5 says
-            return outcomes + self._resolve_as_error(item, code, message)
+            return outcomes + self._resolve_as_error(item, self._duplicate(item.call_id))
+        if isinstance(fields, ToolError):  # CORE-CALLTYPE-7; an approval's arguments: CORE-CALLTYPE-5
+            return outcomes + self._resolve_as_error(item, fields)
         self._called(item, item.call_id)
-        item.call = _move(CALL_TRANSITIONS, item.call, "confirm")  # by the item that made it
-        name = item.name if tool_type == "mcp_approval" else tool_type
-        call = {"kind": "tool.call", "item_id": item.id, "call_id": item.call_id, "name": name}
-        return [*outcomes, {**call, "tool_type": tool_type, **fields}]
+        call.state = _move(CALL_TRANSITIONS, call.state, "confirm")  # by the item that made it
+        tool_type = catalogued.tool_type
+        name = item.name if item.type == _APPROVAL else tool_type
+        made = {"kind": "tool.call", "item_id": item.id, "call_id": item.call_id, "name": name}
+        return [*outcomes, {**made, "tool_type": tool_type, **fields}]
 
     def _correlated(self, output_index: int | None) -> Item | None:
         """Under `item_correlation: output_index`, the item announced at `output_index` (CORE-ITEM-10)."""
@@ -922,17 +1006,19 @@ class Router:
         item_types, custom_input = _ARGUMENT_EVENTS[event["type"]]
         _, delta, item_id, output_index = delta_fields(event, None)
         item = self._find_item(event, item_types, item_id, output_index, custom_input)
-        state = item.call
+        call = item.call
+        assert call is not None  # `_call_of`, inlined on the hot path
+        state = call.state
         if state != "STREAMING" and state != "ANNOUNCED":
             if state == "TOO_LARGE":  # CORE-LIMIT-5
                 raise Violation("too_large", f"delta dropped: the arguments of {item.id!r} passed the limit")
             raise Violation("late_delta", f"delta after the arguments of {item.id!r} were complete")  # ARGS-4
-        if not item.arguments.append(delta):  # CORE-LIMIT-1: the call can never run
-            item.call = _move(CALL_TRANSITIONS, item.call, "overflow")
+        if not call.arguments.append(delta):  # CORE-LIMIT-1: the call can never run
+            call.state = _move(CALL_TRANSITIONS, call.state, "overflow")
             message = f"the arguments of {item.id!r} pass {MAX_BUFFERED_BYTES} bytes"
-            return [self._tool_error(item, "too_large", message)]
+            return [self._tool_error(item, ToolError("too_large", message))]
         if state == "ANNOUNCED":
-            item.call = _move(CALL_TRANSITIONS, item.call, "delta")
+            call.state = _move(CALL_TRANSITIONS, call.state, "delta")
         # CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3: buffered
         outcome: Outcome = {"kind": "tool.arguments.delta", "item_id": item.id, "delta": delta}
         if custom_input and self._slot is not None:  # CUSTOM-DELTA-1
@@ -1007,9 +1093,10 @@ class Router:
         complete_field = COMPLETE_FIELD[item_types[0]]
         complete = required_str(event, complete_field)
         item = self._find_item(event, item_types, *item_reference(event), custom_input)
-        if item.call not in ("ANNOUNCED", "STREAMING", "TOO_LARGE"):  # CORE-ARGS-7
+        call = _call_of(item)
+        if call.state not in ("ANNOUNCED", "STREAMING", "TOO_LARGE"):  # CORE-ARGS-7
             raise Violation("duplicate_event", f"the arguments of {item.id!r} are already complete")
-        item.call = _move(CALL_TRANSITIONS, item.call, "complete")
+        call.state = _move(CALL_TRANSITIONS, call.state, "complete")
         outcomes = self._complete_arguments(item, complete, f"{event['type']} {complete_field}")
         if self._call_at_arguments_done and item.call_id is not None and item.name is not None:  # CORE-CALL-8
             outcomes += self._resolve(item)
@@ -1018,9 +1105,10 @@ class Router:
     def _complete_arguments(self, item: Item, complete: str, what: str) -> list[Outcome]:
         """Take one complete source of a call's text (CORE-ARGS-5, CORE-ARGS-6): the first is
         compared with the deltas, the done item with the .done, and the later one stands."""
-        stated, item.complete = item.complete, complete
+        call = _call_of(item)
+        stated, call.complete = call.complete, complete
         if stated is None:
-            return item.arguments.check(complete, what)
+            return call.arguments.check(complete, what)
         if not _same_text(complete, stated):
             return [
                 error_outcome("done_mismatch", f"{what} {complete!r} disagrees with the .done's {stated!r}")
@@ -1029,19 +1117,18 @@ class Router:
 
     def _resolve(self, item: Item) -> list[Outcome]:
         """Produce the call's one tool.call or tool.error (CORE-CALL-1)."""
-        if item.call in _RESOLVED:
+        call = _call_of(item)
+        if call.state in _RESOLVED:
             return []
-        complete = item.complete
+        complete = call.complete
         slot = self._release(item)  # CUSTOM-FIN-4: dropped unless the call is routed
         if item.call_id is None or item.name is None or complete is None:  # CORE-CALL-5
             stated = {"call_id": item.call_id, "name": item.name, "arguments": complete}
             missing = ", ".join(name for name, value in stated.items() if value is None)
-            return self._resolve_as_error(item, "incomplete", f"the call has no {missing}")
+            return self._resolve_as_error(item, ToolError("incomplete", f"the call has no {missing}"))
         if item.call_id in self._called_ids:  # CORE-CALL-7
-            return self._resolve_as_error(
-                item, "duplicate_call_id", f"call id {item.call_id!r} was already called"
-            )
-        call: Outcome = {
+            return self._resolve_as_error(item, self._duplicate(item.call_id))
+        made: Outcome = {
             "kind": "tool.call",
             "item_id": item.id,
             "call_id": item.call_id,
@@ -1049,43 +1136,50 @@ class Router:
             "tool_type": CALL_TYPES[item.type],
         }
         if item.type == "function_call" and self._arguments_as_text:
-            call["arguments"] = complete  # CORE-JSON-1: the complete source, for its taker to parse
+            made["arguments"] = complete  # CORE-JSON-1: the complete source, for its taker to parse
         elif item.type == "function_call":
-            arguments, code, message = _parse_arguments(complete)  # CORE-CALL-3
-            if arguments is None:
-                return self._resolve_as_error(item, code, message)
-            call["arguments"] = arguments
+            arguments = _parse_arguments(complete)  # CORE-CALL-3
+            if isinstance(arguments, ToolError):
+                return self._resolve_as_error(item, arguments)
+            made["arguments"] = arguments
         else:
-            call["input"] = complete  # CUSTOM-EXEC-1: the complete input, whatever the consumer saw
+            made["input"] = complete  # CUSTOM-EXEC-1: the complete input, whatever the consumer saw
         if item.namespace is not None:
-            call["namespace"] = item.namespace
+            made["namespace"] = item.namespace
         outcomes: list[Outcome] = []
         if slot is not None:  # CUSTOM-FIN-1: finish before the call
             outcomes, rejection = self._finish(slot, complete, item.call_id)
             if rejection is not None:  # CUSTOM-FIN-3
-                return self._resolve_as_error(item, "consumer_rejected", rejection)
+                return self._resolve_as_error(item, ToolError("consumer_rejected", rejection))
         self._called(item, item.call_id)
-        return [*outcomes, call]
+        return [*outcomes, made]
+
+    @staticmethod
+    def _duplicate(call_id: str) -> ToolError:
+        """CORE-CALL-7: a call id already called."""
+        return ToolError("duplicate_call_id", f"call id {call_id!r} was already called")
 
     def _called(self, item: Item, call_id: str) -> None:
         """The call produces its tool.call: its call id is taken for good (CORE-CALL-7)."""
-        item.call = _move(CALL_TRANSITIONS, item.call, "call")
+        call = _call_of(item)
+        call.state = _move(CALL_TRANSITIONS, call.state, "call")
         self._called_ids.add(call_id)
 
-    def _resolve_as_error(self, item: Item, code: str, message: str) -> list[Outcome]:
-        if item.call in _RESOLVED:
+    def _resolve_as_error(self, item: Item, error: ToolError) -> list[Outcome]:
+        call = _call_of(item)
+        if call.state in _RESOLVED:
             return []
-        item.call = _move(CALL_TRANSITIONS, item.call, "error")
-        return [self._tool_error(item, code, message)]
+        call.state = _move(CALL_TRANSITIONS, call.state, "error")
+        return [self._tool_error(item, error)]
 
-    def _tool_error(self, item: Item, code: str, message: str) -> Outcome:
+    def _tool_error(self, item: Item, error: ToolError) -> Outcome:
         """The call's tool.error; its consumer is dropped unfinished (CUSTOM-FIN-4, CUSTOM-END-1)."""
         self._release(item)
         outcome: Outcome = {
             "kind": "tool.error",
             "item_id": item.id,
-            "code": code,
-            "message": message,
+            "code": error.code,
+            "message": error.message,
         }
         if item.call_id is not None:
             outcome["call_id"] = item.call_id
@@ -1094,7 +1188,8 @@ class Router:
     def _retracted(self, item: Item, call_id: str, why: str) -> Outcome:
         """CORE-CALL-12, -13, -14: a call made at its arguments .done, with `call_id`, that its
         producer never confirmed."""
-        item.call = _move(CALL_TRANSITIONS, item.call, "retract")
+        call = _call_of(item)
+        call.state = _move(CALL_TRANSITIONS, call.state, "retract")
         message = f"the call was made at its arguments .done, but {why}"
         return _call_error("call_retracted", message, item.id, call_id)
 
@@ -1114,16 +1209,16 @@ class Router:
         self._empty_slot("drop")
         outcomes: list[Outcome] = []
         for item in self._items.values():
-            is_call = item.type in CALL_TYPES or item.type in CATALOGUE_CALL_TYPES
-            if item.state == "DONE" or item.hosted or not is_call:
+            call = item.call
+            if item.state == "DONE" or call is None or call.hosted:
                 continue
-            if item.call == "CALLED":
+            if call.state == "CALLED":
                 assert item.call_id is not None  # a call is made with one (CORE-CALL-5)
                 message = "the response ended before its done item"
                 outcomes.append(self._retracted(item, item.call_id, message))
             else:
                 outcomes += self._resolve_as_error(
-                    item, "incomplete", "the response ended before the call completed"
+                    item, ToolError("incomplete", "the response ended before the call completed")
                 )
         return outcomes
 
