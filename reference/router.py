@@ -10,25 +10,28 @@ events, which is what makes the vectors exact.
 All state that affects routing lives in this module, in five state machines:
 their transition tables follow this comment, and the spec has the same ones
 (spec/core.md section 8a, spec/custom-tools.md section 2.1; tests/test_states.py
-keeps them equal). Each maps a state to the events that move it out of it and
-the state each leads to; every change of state goes through `_move`, which
-looks it up there. An event a state does not list leaves it as it is (a
-delta to a STREAMING part) or is refused before anything moves (a delta to a
-DONE part, as the handlers below say).
+keeps them equal). Each maps a state to the events it answers: with the state
+the event moves it to, or with `Refused(code)`, the `error` the router reports
+instead of routing the event. An event a state does not list leaves it as it
+is (a delta to a STREAMING part). Every change of state, and every refusal
+that depends on a state, goes through `_move`, which looks the answer up
+there: the tables decide, and the handlers below only say which event
+happens to which machine.
 
 * the stream (`STREAM_TRANSITIONS`): OPEN until the first terminal event, then
-  TERMINAL, where every event is refused (CORE-LIFE-4); or STOPPED by an
-  `error` event under the option `error_event: ends_stream` (CORE-ERR-3);
-  `close()` makes it CLOSED. After STOPPED and CLOSED every event is ignored
-  without an outcome.
+  TERMINAL, which refuses every event (CORE-LIFE-4); or STOPPED by an `error`
+  event under the option `error_event: ends_stream` (CORE-ERR-3); `close()`
+  makes it CLOSED. After STOPPED and CLOSED every event is ignored without an
+  outcome.
 * each announced output item (`ITEM_TRANSITIONS`), keyed by item id: OPEN
-  until its `response.output_item.done`, then DONE.
-* each text content part of a message, and each streamed preview of a
-  catalogue call, is a `Part` (`PART_TRANSITIONS`): OPEN, then STREAMING once
-  a delta is buffered, DONE at its `.done` event (or when its item is done).
-  Its deltas are buffered up to `MAX_BUFFERED_BYTES`; past it the buffer is
-  dropped for good (DROPPED) and the part is no longer compared (CORE-LIMIT-3).
-  A preview is never buffered: it is only ever marked done.
+  until its `response.output_item.done`, then DONE, which refuses every later
+  event for it.
+* each content part of a message, and each streamed preview of a catalogue
+  call, is a `Part` (`PART_TRANSITIONS`): OPEN, then STREAMING from its first
+  delta, DONE at its `.done` event or when its item is done. A text part's
+  deltas are buffered up to `MAX_BUFFERED_BYTES`; past it the buffer is
+  dropped for good (DROPPED) and the part is no longer compared
+  (CORE-LIMIT-3). A refusal's and a preview's deltas are never buffered.
 * each call, function or custom, is a `Call` (`CALL_TRANSITIONS`) beside its
   item: ANNOUNCED, STREAMING with its first delta, COMPLETE once its complete
   text is known (its arguments `.done`, or its done item: CORE-ARGS-5), CALLED
@@ -76,15 +79,16 @@ Each event type maps to one handler in `_ROUTES`. A handler first reads and
 checks every field it needs with the accessors of fields.py (raising
 `Violation`, which becomes one `error` outcome and leaves the state
 untouched), then looks up the event's item (CORE-EVT-8), then moves states
-and returns outcomes. A call's input that cannot run is a `ToolError`, the
-code and message of its `tool.error`. Whatever else a handler raises is a
-bug of the router; `feed` contains it as an `error` too, since a router
-never raises on its input (CORE-EVT-2). What makes routing fast lives in
-fields.py, behind those accessors. Here there are three more pieces of
-speed, each said where it lives: `feed` checks an event's type by finding it
-in the routing table, and reads the stream time only when the router has
-consumers, the one reader of it; and a `Buffer` keeps its deltas in runs
-(`DELTAS_PER_RUN`).
+(where a table may refuse the event, raising `Violation` as well) and
+returns outcomes. A call's input that cannot run is a `ToolError`, the code
+and message of its `tool.error`. Whatever else a handler raises is a bug of
+the router; `feed` contains it as an `error` too, since a router never raises
+on its input (CORE-EVT-2). What makes routing fast lives in fields.py, behind
+those accessors. Here there are four more pieces of speed, each said where
+it lives: `feed` checks an event's type by finding it in the routing table,
+asks the stream's table only in a state that answers an event, and reads the
+stream time only when the router has consumers, the one reader of it; and a
+`Buffer` keeps its deltas in runs (`DELTAS_PER_RUN`).
 Requirement ids in comments refer to spec/core.md and spec/custom-tools.md.
 """
 
@@ -95,8 +99,9 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, final
 
+from .codes import ROUTER_ERROR_CODES
 from .consumers import ConsumerRegistry, DiffConsumer, Finished
 from .fields import (
     Violation,
@@ -116,49 +121,115 @@ from .fields import (
 from .types import JSONObject, Outcome, Payload, error_outcome
 
 # -- the state machines --------------------------------------------------------
-# state -> {event: the state it moves to}; `_move` is the one way a state changes.
+# state -> {event: the state it moves to, or the refusal that keeps it there}; an event a
+# state does not list leaves it as it is. `_move` is the one way a state changes.
 
+
+@final
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A table's answer that a state refuses an event: nothing moves, and the router reports
+    `error` `code` (one of spec/outcome.schema.json `$defs/router_error_code`) instead."""
+
+    code: str
+
+    def __post_init__(self) -> None:
+        if self.code not in ROUTER_ERROR_CODES:
+            raise ValueError(f"{self.code!r} is not an error code of a router (spec/outcome.schema.json)")
+
+
+# The stream routes every event while OPEN. Its first terminal event ends the response: from
+# then on every event is refused (CORE-LIFE-4) and only close() moves it. An `error` event
+# under `error_event: ends_stream` stops it instead (CORE-ERR-3). STOPPED and CLOSED answer no
+# event: `feed` ignores every event there without an outcome, as `close()` a second close.
 StreamState = Literal["OPEN", "TERMINAL", "STOPPED", "CLOSED"]
-StreamEvent = Literal["terminal", "stop", "close"]
-STREAM_TRANSITIONS: dict[StreamState, dict[StreamEvent, StreamState]] = {
+StreamEvent = Literal["event", "terminal", "stop", "close"]
+STREAM_TRANSITIONS: dict[StreamState, dict[StreamEvent, StreamState | Refused]] = {
     "OPEN": {"terminal": "TERMINAL", "stop": "STOPPED", "close": "CLOSED"},  # CORE-LIFE-2, CORE-ERR-3
-    "TERMINAL": {"close": "CLOSED"},  # every event is refused (CORE-LIFE-4)
+    "TERMINAL": {"event": Refused("event_after_terminal"), "close": "CLOSED"},  # CORE-LIFE-4
     "STOPPED": {"close": "CLOSED"},  # every event is ignored (CORE-ERR-3)
     "CLOSED": {},  # every event is ignored; `end` was the last outcome (CORE-LIFE-5)
 }
 
+# An item is OPEN from its announcement (or its done event, if that comes first) to its
+# output_item.done. Once DONE, it refuses every later event for it: here its done event and a
+# reasoning delta; its parts, DONE with it, refuse theirs (PART_TRANSITIONS), and its call,
+# resolved by then, its own (CALL_TRANSITIONS).
 ItemState = Literal["OPEN", "DONE"]
-ItemEvent = Literal["done"]
-ITEM_TRANSITIONS: dict[ItemState, dict[ItemEvent, ItemState]] = {
+ItemEvent = Literal["done", "delta"]
+ITEM_TRANSITIONS: dict[ItemState, dict[ItemEvent, ItemState | Refused]] = {
     "OPEN": {"done": "DONE"},  # its output_item.done (CORE-ITEM-1, -6)
-    "DONE": {},  # every later event for it is refused (CORE-TEXT-6, CORE-CALL-1)
+    "DONE": {
+        "done": Refused("duplicate_event"),  # CORE-ITEM-14, CORE-CALL-1
+        "delta": Refused("late_delta"),  # a reasoning delta (CORE-TEXT-6)
+    },
 }
 
+# A part streams from its first delta to its .done. A text part buffers its deltas, to compare
+# them with its .done's text (CORE-TEXT-11); the delta that takes the buffer past the limit
+# drops it, and the part's deltas are shown from then on but never compared (CORE-LIMIT-3). A
+# refusal's and a preview's deltas are only shown, never buffered. Once DONE, every delta and
+# .done for it is refused; a part of a DONE item is DONE whatever its own state.
 PartState = Literal["OPEN", "STREAMING", "DROPPED", "DONE"]
 PartEvent = Literal["delta", "overflow", "done"]
-PART_TRANSITIONS: dict[PartState, dict[PartEvent, PartState]] = {
-    "OPEN": {"delta": "STREAMING", "overflow": "DROPPED", "done": "DONE"},
+PART_TRANSITIONS: dict[PartState, dict[PartEvent, PartState | Refused]] = {
+    "OPEN": {"delta": "STREAMING", "done": "DONE"},  # CORE-TEXT-1
     "STREAMING": {"overflow": "DROPPED", "done": "DONE"},  # its .done compares (CORE-TEXT-2, -11)
     "DROPPED": {"done": "DONE"},  # deltas shown, no longer compared (CORE-LIMIT-3)
-    "DONE": {},  # a later delta or .done is refused (CORE-TEXT-6, -7, CORE-CALLTYPE-8)
+    "DONE": {
+        "delta": Refused("late_delta"),  # CORE-TEXT-6, CORE-CALLTYPE-8
+        "done": Refused("duplicate_event"),  # CORE-TEXT-7, CORE-CALLTYPE-9
+    },
 }
 
+# A call buffers its deltas until its first complete text: its arguments .done (`complete`)
+# or its done item (`stated`). It then resolves once, as tool.call (`call`) or tool.error
+# (`error`), and its done item (`done`) confirms a call made at its .done, unless that item
+# retracts it (`retract`). Past the limit it is TOO_LARGE: resolved as tool.error too_large,
+# it refuses its deltas and waits for its .done or done item. Once its text is complete, a
+# delta is late and another .done a duplicate.
 CallState = Literal["ANNOUNCED", "STREAMING", "COMPLETE", "CALLED", "TOO_LARGE", "RESOLVED"]
-CallEvent = Literal["delta", "overflow", "complete", "call", "error", "confirm", "retract", "done"]
-CALL_TRANSITIONS: dict[CallState, dict[CallEvent, CallState]] = {
-    "ANNOUNCED": {"delta": "STREAMING", "overflow": "TOO_LARGE", "complete": "COMPLETE", "error": "RESOLVED"},
-    "STREAMING": {"overflow": "TOO_LARGE", "complete": "COMPLETE", "error": "RESOLVED"},  # CORE-ARGS-1
-    "COMPLETE": {"call": "CALLED", "error": "RESOLVED"},  # CORE-CALL-2, -5, CORE-CALL-8
-    "CALLED": {"confirm": "RESOLVED", "retract": "RESOLVED"},  # CORE-CALL-12, -13, -14
-    "TOO_LARGE": {"complete": "RESOLVED", "done": "RESOLVED"},  # CORE-LIMIT-1, its .done and item: -6
-    "RESOLVED": {},  # its one outcome is out (CORE-CALL-1)
+CallEvent = Literal["delta", "overflow", "complete", "stated", "call", "error", "retract", "done"]
+CALL_TRANSITIONS: dict[CallState, dict[CallEvent, CallState | Refused]] = {
+    "ANNOUNCED": {"delta": "STREAMING", "complete": "COMPLETE", "stated": "COMPLETE", "error": "RESOLVED"},
+    "STREAMING": {  # CORE-ARGS-1
+        "overflow": "TOO_LARGE",  # CORE-LIMIT-1
+        "complete": "COMPLETE",  # CORE-ARGS-5, -6
+        "stated": "COMPLETE",
+        "error": "RESOLVED",
+    },
+    "COMPLETE": {
+        "call": "CALLED",  # CORE-CALL-2, CORE-CALL-8
+        "error": "RESOLVED",  # CORE-CALL-5, -7
+        "delta": Refused("late_delta"),  # CORE-ARGS-4
+        "complete": Refused("duplicate_event"),  # CORE-ARGS-7
+    },
+    "CALLED": {
+        "done": "RESOLVED",  # its done item confirms it (CORE-CALL-2, -13, -20)
+        "retract": "RESOLVED",  # CORE-CALL-12, -13, -14
+        "delta": Refused("late_delta"),
+        "complete": Refused("duplicate_event"),
+    },
+    "TOO_LARGE": {
+        "delta": Refused("too_large"),  # CORE-LIMIT-5
+        "complete": "RESOLVED",  # CORE-LIMIT-6
+        "done": "RESOLVED",
+    },
+    "RESOLVED": {  # its one outcome is out (CORE-CALL-1)
+        "delta": Refused("late_delta"),
+        "complete": Refused("duplicate_event"),
+    },
 }
 # The states in which a call has produced its one tool.call or tool.error.
 _RESOLVED: frozenset[CallState] = frozenset({"CALLED", "TOO_LARGE", "RESOLVED"})
 
+# The slot holds a consumer from the announcement of a custom call whose tool has one to the
+# moment that call resolves, its consumer raises, or another call or the response's end drops
+# it. It refuses no event: a delta it does not take is skipped (CUSTOM-DELTA-2), and a
+# consumer's failure is contained the same way in either state (CUSTOM-FAIL-1).
 SlotState = Literal["EMPTY", "ACTIVE"]
 SlotEvent = Literal["bind", "release", "fail", "drop"]
-SLOT_TRANSITIONS: dict[SlotState, dict[SlotEvent, SlotState]] = {
+SLOT_TRANSITIONS: dict[SlotState, dict[SlotEvent, SlotState | Refused]] = {
     "EMPTY": {"bind": "ACTIVE"},  # a custom call announced, its tool has a consumer (CUSTOM-SLOT-2)
     "ACTIVE": {
         "release": "EMPTY",  # its call resolves: finished if a tool.call (CUSTOM-FIN-1, -4)
@@ -171,10 +242,17 @@ State = TypeVar("State", bound=str)
 Event = TypeVar("Event", bound=str)
 
 
-def _move(transitions: Mapping[State, Mapping[Event, State]], state: State, event: Event) -> State:
-    """The state `event` moves `state` to, by its machine's table. A move the table lacks
-    is a bug of this module, which `feed` reports (CORE-EVT-2)."""
-    return transitions[state][event]
+def _move(
+    transitions: Mapping[State, Mapping[Event, State | Refused]], state: State, event: Event, about: str = ""
+) -> State:
+    """The state `event` moves `state` to, by its machine's table; or, when the table refuses
+    the event there, `Violation` with the refusal's code, before anything moved. `about` (an
+    item id, the type of the event the stream refuses) goes into the refusal's message; it is
+    formatted only then, since every delta passes here."""
+    answer = transitions[state].get(event, state)
+    if type(answer) is Refused:
+        raise Violation(answer.code, f"{event!r} refused in state {state}" + (f" ({about})" if about else ""))
+    return answer
 
 
 # -- the routing tables ----------------------------------------------------------
@@ -368,6 +446,14 @@ class Item:
     call: Call | None = None
     state: ItemState = "OPEN"
     parts: defaultdict[int, Part] = field(default_factory=partial(defaultdict, Part))  # by content index
+
+
+def _part(item: Item, index: int, event: PartEvent) -> Part:
+    """Part `index` of `item`, moved by `event` (PART_TRANSITIONS): DONE, whatever its own state,
+    once its item is."""
+    part = item.parts[index]
+    part.state = _move(PART_TRANSITIONS, part.state if item.state == "OPEN" else "DONE", event, item.id)
+    return part
 
 
 def _call_of(item: Item) -> Call:
@@ -616,6 +702,9 @@ class Router:
         self._error_ends_stream = error_event == "ends_stream"
         self._correlate_by_index = item_correlation == "output_index"  # CORE-ITEM-10
         self._stream: StreamState = "OPEN"
+        # Not a state: what the stream's state answers every event, read from its table when it
+        # moves, so that `feed` asks the table only in a state that answers one (CORE-LIFE-4).
+        self._event_answer = STREAM_TRANSITIONS["OPEN"].get("event")
         # Not a state: the status `end` states (CORE-LIFE-8), the terminal event's once
         # there is one, "failed" after an error event before it, "truncated" otherwise.
         self._end_status = "truncated"
@@ -656,8 +745,8 @@ class Router:
                 route = None
             if route is None:  # malformed unless a string; then unknown (CORE-EVT-3)
                 event_type, route = required_str(event, "type"), Router._unrouted
-            if stream == "TERMINAL":  # CORE-LIFE-4
-                raise Violation("event_after_terminal", f"{event_type} after the terminal event")
+            if self._event_answer is not None:  # refused after the terminal event (CORE-LIFE-4)
+                self._move_stream("event", event_type)
             return route(self, event)
         except Violation as violation:
             return [error_outcome(violation.code, f"event {self._events_seen - 1}: {violation.message}")]
@@ -669,10 +758,15 @@ class Router:
         if self._stream == "CLOSED":
             return []
         ended = self._stream == "TERMINAL"
-        self._stream = _move(STREAM_TRANSITIONS, self._stream, "close")
+        self._move_stream("close")
         outcomes = [] if ended else self._end_response()  # the response ends here
         outcomes.append({"kind": "end", "status": self._end_status})  # CORE-LIFE-5
         return outcomes
+
+    def _move_stream(self, event: StreamEvent, about: str = "") -> None:
+        """Move the stream by its table, and read what its new state answers an event."""
+        self._stream = _move(STREAM_TRANSITIONS, self._stream, event, about)
+        self._event_answer = STREAM_TRANSITIONS[self._stream].get("event")
 
     # -- lifecycle and errors ------------------------------------------------
 
@@ -703,7 +797,7 @@ class Router:
                     optional_str(error, "message", "response.error.") or "the response failed",
                 )
             )
-        self._stream = _move(STREAM_TRANSITIONS, self._stream, "terminal")
+        self._move_stream("terminal")
         self._end_status = status  # CORE-LIFE-2
         return outcomes + self._end_response()
 
@@ -714,7 +808,7 @@ class Router:
         code = optional_str(source, "code", where)
         self._end_status = "failed"  # unless a terminal event follows (CORE-LIFE-8, CORE-ERR-4)
         if self._error_ends_stream:  # CORE-ERR-3: nothing after it is read
-            self._stream = _move(STREAM_TRANSITIONS, self._stream, "stop")
+            self._move_stream("stop")
         return [error_outcome(code, message)]  # CORE-ERR-1
 
     # -- items ---------------------------------------------------------------
@@ -754,12 +848,12 @@ class Router:
         if item.type == "custom_tool_call":  # CUSTOM-SLOT-2, -5, -6, -7
             return self._bind_consumer(item)
         if item.type == "function_call":  # CUSTOM-SLOT-3
-            self._empty_slot("drop")
+            self._move_slot("drop")
         return []  # CUSTOM-SLOT-4
 
     def _bind_consumer(self, item: Item) -> list[Outcome]:
         """Set the slot for a custom call just announced; the old consumer is dropped."""
-        self._empty_slot("drop")
+        self._move_slot("drop")
         factory = self._consumers.get((item.namespace, item.name)) if item.name is not None else None
         if factory is None or item.call_id is None:
             return []
@@ -767,17 +861,15 @@ class Router:
             consumer = factory()
         except Exception as exc:  # CUSTOM-FAIL-1: a plug-in may fail in any way
             return [_consumer_failed(item.id, item.call_id, exc)]
-        _move(SLOT_TRANSITIONS, self.slot_state, "bind")
-        self._slot = Slot(item, item.call_id, consumer)
+        self._move_slot("bind", Slot(item, item.call_id, consumer))
         return []
 
-    def _empty_slot(self, event: SlotEvent) -> Slot | None:
-        """Empty the slot, if it is ACTIVE, and return what it held."""
-        slot = self._slot
-        if slot is not None:
-            _move(SLOT_TRANSITIONS, "ACTIVE", event)
-            self._slot = None
-        return slot
+    def _move_slot(self, event: SlotEvent, bound: Slot | None = None) -> Slot | None:
+        """Move the slot by its table: EMPTY, it holds nothing; ACTIVE, the consumer `bound` by
+        this event, or the one it held. Returns what it held before."""
+        held = self._slot
+        self._slot = None if _move(SLOT_TRANSITIONS, self.slot_state, event) == "EMPTY" else bound or held
+        return held
 
     def _item_done(self, event: JSONObject) -> list[Outcome]:
         done = required_object(event, "item")
@@ -792,9 +884,7 @@ class Router:
                 "item_type_mismatch",
                 f"item {item.id!r} was announced as {item.type}, done as {stated.type}",
             )
-        elif item.state == "DONE":  # CORE-ITEM-14, CORE-CALL-1
-            raise Violation("duplicate_event", f"item {item.id!r} is already done")
-        item.state = _move(ITEM_TRANSITIONS, item.state, "done")
+        item.state = _move(ITEM_TRANSITIONS, item.state, "done", item.id)  # CORE-ITEM-14, CORE-CALL-1
         if item.type in CATALOGUE_CALLS:  # CUSTOM-FIN-2: the slot is left alone
             return self._catalogue_call(item, stated, done)
         if item.type not in CALL_TYPES:
@@ -806,8 +896,7 @@ class Router:
         outcomes = self._confirm_identity(item, stated)
         if complete is not None:
             outcomes += self._complete_arguments(item, complete, "the done item's " + str(complete_field))
-            if call.state in ("ANNOUNCED", "STREAMING", "TOO_LARGE"):  # its first complete source
-                call.state = _move(CALL_TRANSITIONS, call.state, "complete")
+            call.state = _move(CALL_TRANSITIONS, call.state, "stated")  # its first complete source, or not
         if called:  # every outcome so far is a done_mismatch
             made_call_id = made_with[0]
             assert made_call_id is not None  # a call is made with one (CORE-CALL-5)
@@ -821,10 +910,8 @@ class Router:
             outcomes += self._resolve_as_error(item, ToolError("incomplete", "the call item is incomplete"))
         else:
             outcomes += self._resolve(item)  # CORE-CALL-2
-        if call.state == "CALLED":  # made at its .done, or now: this item confirms it
-            call.state = _move(CALL_TRANSITIONS, call.state, "confirm")
-        elif call.state == "TOO_LARGE":
-            call.state = _move(CALL_TRANSITIONS, call.state, "done")
+        # Made at its .done, or now, this item confirms it; one past the limit ends here.
+        call.state = _move(CALL_TRANSITIONS, call.state, "done")
         # The call is resolved and every later event for it is refused before its text is
         # read (CORE-CALL-1, CORE-ARGS-4, -7): keep its identity, release its text.
         call.arguments.clear()
@@ -856,7 +943,7 @@ class Router:
         if call.hosted:
             return []  # the server's call: never a client call, never incomplete
         # Its done item is its one complete source (CORE-CALLTYPE-2).
-        call.state = _move(CALL_TRANSITIONS, call.state, "complete")
+        call.state = _move(CALL_TRANSITIONS, call.state, "stated")
         outcomes = self._confirm_identity(item, stated)
         if stated.status in ("incomplete", "failed"):  # CORE-CALLTYPE-3
             error = ToolError("incomplete", f"the call item is {stated.status}")
@@ -875,7 +962,7 @@ class Router:
         if isinstance(fields, ToolError):  # CORE-CALLTYPE-7; an approval's arguments: CORE-CALLTYPE-5
             return outcomes + self._resolve_as_error(item, fields)
         self._called(item, item.call_id)
-        call.state = _move(CALL_TRANSITIONS, call.state, "confirm")  # by the item that made it
+        call.state = _move(CALL_TRANSITIONS, call.state, "done")  # by the item that made it
         tool_type = catalogued.tool_type
         name = item.name if item.type == _APPROVAL else tool_type
         made = {"kind": "tool.call", "item_id": item.id, "call_id": item.call_id, "name": name}
@@ -927,10 +1014,7 @@ class Router:
     def _text_delta(self, event: JSONObject) -> list[Outcome]:
         content_index, delta, item_id, output_index = delta_fields(event, "content_index")  # CORE-ITEM-7
         item = self._find_item(event, ("message",), item_id, output_index)  # CORE-EVT-8: after the fields
-        part = item.parts[content_index]
-        state = part.state
-        if state == "DONE" or item.state == "DONE":  # CORE-TEXT-6
-            raise Violation("late_delta", f"text delta after part {content_index} of {item.id!r} was done")
+        part = _part(item, content_index, "delta")  # CORE-TEXT-6
         routed: Outcome = {
             "kind": "text.delta",
             "item_id": item.id,
@@ -942,25 +1026,19 @@ class Router:
             routed["phase"] = item.phase
         if item.agent is not None:  # CORE-TEXT-12
             routed["agent"] = item.agent
-        outcomes = [routed]
-        if state == "DROPPED":  # CORE-LIMIT-3: shown, no longer compared
-            return outcomes
-        if not part.append(delta):
-            part.state = _move(PART_TRANSITIONS, part.state, "overflow")
-            message = f"part {content_index} of {item.id!r} passes {MAX_BUFFERED_BYTES} bytes: not compared"
-            outcomes.append(error_outcome("too_large", message))
-        elif state == "OPEN":
-            part.state = _move(PART_TRANSITIONS, part.state, "delta")
-        return outcomes
+        if part.state == "DROPPED":  # CORE-LIMIT-3: shown, no longer compared
+            return [routed]
+        if part.append(delta):
+            return [routed]
+        part.state = _move(PART_TRANSITIONS, part.state, "overflow")
+        message = f"part {content_index} of {item.id!r} passes {MAX_BUFFERED_BYTES} bytes: not compared"
+        return [routed, error_outcome("too_large", message)]
 
     def _text_done(self, event: JSONObject) -> list[Outcome]:
         content_index = index_or_zero(event, "content_index")
         text = required_str(event, "text")
         item = self._find_item(event, ("message",), *item_reference(event))
-        part = item.parts[content_index]
-        if part.state == "DONE" or item.state == "DONE":  # CORE-TEXT-7
-            raise Violation("duplicate_event", f"part {content_index} of {item.id!r} is already done")
-        part.state = _move(PART_TRANSITIONS, part.state, "done")
+        part = _part(item, content_index, "done")  # CORE-TEXT-7
         outcomes = part.check(text, "output_text.done text")  # CORE-TEXT-11
         done: Outcome = {
             "kind": "text.done",
@@ -978,9 +1056,7 @@ class Router:
     def _refusal_delta(self, event: JSONObject) -> list[Outcome]:
         content_index, delta, item_id, output_index = delta_fields(event, "content_index")
         item = self._find_item(event, ("message",), item_id, output_index)
-        part = item.parts.get(content_index)
-        if item.state == "DONE" or (part is not None and part.state == "DONE"):  # CORE-TEXT-6: any channel
-            raise Violation("late_delta", f"refusal delta after part {content_index} of {item.id!r} was done")
+        _part(item, content_index, "delta")  # CORE-TEXT-6: any channel; never buffered
         return [
             {
                 "kind": "refusal.delta",
@@ -994,8 +1070,7 @@ class Router:
         index_field = "summary_index" if "summary" in event["type"] else "content_index"
         index, delta, item_id, output_index = delta_fields(event, index_field)
         item = self._find_item(event, ("reasoning",), item_id, output_index)
-        if item.state == "DONE":  # CORE-TEXT-6
-            raise Violation("late_delta", f"reasoning delta after item {item.id!r} was done")
+        item.state = _move(ITEM_TRANSITIONS, item.state, "delta", item.id)  # CORE-TEXT-6
         return [
             {"kind": "reasoning.delta", "item_id": item.id, index_field: index, "delta": delta}
         ]  # CORE-TEXT-5
@@ -1008,17 +1083,11 @@ class Router:
         item = self._find_item(event, item_types, item_id, output_index, custom_input)
         call = item.call
         assert call is not None  # `_call_of`, inlined on the hot path
-        state = call.state
-        if state != "STREAMING" and state != "ANNOUNCED":
-            if state == "TOO_LARGE":  # CORE-LIMIT-5
-                raise Violation("too_large", f"delta dropped: the arguments of {item.id!r} passed the limit")
-            raise Violation("late_delta", f"delta after the arguments of {item.id!r} were complete")  # ARGS-4
+        call.state = _move(CALL_TRANSITIONS, call.state, "delta", item.id)  # CORE-ARGS-4, CORE-LIMIT-5
         if not call.arguments.append(delta):  # CORE-LIMIT-1: the call can never run
             call.state = _move(CALL_TRANSITIONS, call.state, "overflow")
             message = f"the arguments of {item.id!r} pass {MAX_BUFFERED_BYTES} bytes"
             return [self._tool_error(item, ToolError("too_large", message))]
-        if state == "ANNOUNCED":
-            call.state = _move(CALL_TRANSITIONS, call.state, "delta")
         # CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3: buffered
         outcome: Outcome = {"kind": "tool.arguments.delta", "item_id": item.id, "delta": delta}
         if custom_input and self._slot is not None:  # CUSTOM-DELTA-1
@@ -1035,14 +1104,10 @@ class Router:
         if index is None:
             raise Violation("malformed_event", f"the event has no {index_field}")
         item = self._find_item(event, (item_type,), *item_reference(event))  # CORE-EVT-8: after the fields
-        part = item.parts[index]
         if event_type.endswith(".done"):
-            if part.state == "DONE" or item.state == "DONE":  # CORE-CALLTYPE-9
-                raise Violation("duplicate_event", f"preview {index} of {item.id!r} is already done")
-            part.state = _move(PART_TRANSITIONS, part.state, "done")
+            _part(item, index, "done")  # CORE-CALLTYPE-9
             return []
-        if part.state == "DONE" or item.state == "DONE":  # CORE-CALLTYPE-8
-            raise Violation("late_delta", f"preview delta after preview {index} of {item.id!r} was done")
+        _part(item, index, "delta")  # CORE-CALLTYPE-8
         outcome: Outcome = {"kind": "tool.arguments.delta", "item_id": item.id, "delta": text}
         if index_field is not None:
             outcome[index_field] = index
@@ -1061,7 +1126,7 @@ class Router:
         try:
             payload = slot.consumer.consume(delta, self._now_ms)
         except Exception as exc:  # CUSTOM-FAIL-1
-            self._empty_slot("fail")
+            self._move_slot("fail")
             return [_consumer_failed(slot.item.id, slot.call_id, exc)]
         if payload is None:
             return []
@@ -1072,7 +1137,7 @@ class Router:
         slot = self._slot
         if slot is None or slot.item is not item:
             return None
-        return self._empty_slot("release")
+        return self._move_slot("release")
 
     def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
         """Run the bound consumer's finish (CUSTOM-FIN-1) for the call `call_id` names (CUSTOM-FIN-8):
@@ -1094,9 +1159,7 @@ class Router:
         complete = required_str(event, complete_field)
         item = self._find_item(event, item_types, *item_reference(event), custom_input)
         call = _call_of(item)
-        if call.state not in ("ANNOUNCED", "STREAMING", "TOO_LARGE"):  # CORE-ARGS-7
-            raise Violation("duplicate_event", f"the arguments of {item.id!r} are already complete")
-        call.state = _move(CALL_TRANSITIONS, call.state, "complete")
+        call.state = _move(CALL_TRANSITIONS, call.state, "complete", item.id)  # CORE-ARGS-7
         outcomes = self._complete_arguments(item, complete, f"{event['type']} {complete_field}")
         if self._call_at_arguments_done and item.call_id is not None and item.name is not None:  # CORE-CALL-8
             outcomes += self._resolve(item)
@@ -1206,7 +1269,7 @@ class Router:
     def _end_response(self) -> list[Outcome]:
         """The response ends (a terminal event, or close without one): calls still open will
         never come (CORE-CALL-6, CORE-CALL-14); the consumer is dropped unfinished (CUSTOM-END-1)."""
-        self._empty_slot("drop")
+        self._move_slot("drop")
         outcomes: list[Outcome] = []
         for item in self._items.values():
             call = item.call
