@@ -20,9 +20,9 @@ happens to which machine.
 
 * the stream (`STREAM_TRANSITIONS`): OPEN until the first terminal event, then
   TERMINAL, which refuses every event (CORE-LIFE-4); or STOPPED by an `error`
-  event under the option `error_event: ends_stream` (CORE-ERR-3); `close()`
-  makes it CLOSED. After STOPPED and CLOSED every event is ignored without an
-  outcome.
+  event under the option `error_event: ends_stream`, or a nested one under
+  `nested_ends_stream` (CORE-ERR-3); `close()` makes it CLOSED. After STOPPED
+  and CLOSED every event is ignored without an outcome.
 * each announced output item (`ITEM_TRANSITIONS`), keyed by item id: OPEN
   until its `response.output_item.done`, then DONE, which refuses every later
   event for it.
@@ -140,8 +140,9 @@ class Refused:
 
 # The stream routes every event while OPEN. Its first terminal event ends the response: from
 # then on every event is refused (CORE-LIFE-4) and only close() moves it. An `error` event
-# under `error_event: ends_stream` stops it instead (CORE-ERR-3). STOPPED and CLOSED answer no
-# event: `feed` ignores every event there without an outcome, as `close()` a second close.
+# under `error_event: ends_stream`, or a nested one under `nested_ends_stream`, stops it
+# instead (CORE-ERR-3). STOPPED and CLOSED answer no event: `feed` ignores every event there
+# without an outcome, as `close()` a second close.
 StreamState = Literal["OPEN", "TERMINAL", "STOPPED", "CLOSED"]
 StreamEvent = Literal["event", "terminal", "stop", "close"]
 STREAM_TRANSITIONS: dict[StreamState, dict[StreamEvent, StreamState | Refused]] = {
@@ -259,7 +260,7 @@ def _move(
 
 ToolCallPoint = Literal["output_item_done", "arguments_done"]
 CallArguments = Literal["parsed", "json_text"]
-ErrorEvent = Literal["routed", "ends_stream"]
+ErrorEvent = Literal["routed", "ends_stream", "nested_ends_stream"]
 ItemCorrelation = Literal["item_id", "output_index"]
 
 CALL_TYPES = {"function_call": "function", "custom_tool_call": "custom"}
@@ -699,7 +700,7 @@ class Router:
         self._consumers = dict(consumers or {})
         self._call_at_arguments_done = tool_call_point == "arguments_done"
         self._arguments_as_text = call_arguments == "json_text"
-        self._error_ends_stream = error_event == "ends_stream"
+        self._error_event_ends = error_event  # which error events end the stream (CORE-ERR-3)
         self._correlate_by_index = item_correlation == "output_index"  # CORE-ITEM-10
         self._stream: StreamState = "OPEN"
         # Not a state: what the stream's state answers every event, read from its table when it
@@ -807,7 +808,8 @@ class Router:
         message = required_str(source, "message", where)
         code = optional_str(source, "code", where)
         self._end_status = "failed"  # unless a terminal event follows (CORE-LIFE-8, CORE-ERR-4)
-        if self._error_ends_stream:  # CORE-ERR-3: nothing after it is read
+        ends = self._error_event_ends
+        if ends == "ends_stream" or (ends == "nested_ends_stream" and nested is not None):  # CORE-ERR-3
             self._move_stream("stop")
         return [error_outcome(code, message)]  # CORE-ERR-1
 
