@@ -100,14 +100,15 @@ def test_the_harness_reads_arguments_as_the_reference_router_does(bundled: list[
     texts = {text for v in bundled if v.stream is None for text in _function_texts(v)} | set(EDGE_TEXTS)
     assert len(texts) > 150  # the bundled vectors' texts are there
     for text in sorted(texts):
-        value, code, _ = reference._parse_arguments(text)
+        parsed = reference._parse_arguments(text)
         read = read_arguments(text)
         shown = text if len(text) < 80 else text[:77] + "..."
         if isinstance(read, Refused):
-            assert (value, code) == (None, read.code), shown
+            assert isinstance(parsed, reference.ToolError), shown
+            assert parsed.code == read.code, shown
         else:
-            assert code == "", shown
-            assert _same(read, value), shown
+            assert not isinstance(parsed, reference.ToolError), shown
+            assert _same(read, parsed), shown
 
 
 @pytest.mark.parametrize("text", EDGE_TEXTS)
