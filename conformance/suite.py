@@ -23,10 +23,11 @@ from .implementation import (
     PythonImplementation,
     unknown_profiles,
 )
+from .judge import run_vector
 from .options import DEFAULT_ADAPTER, DEFAULT_TIMEOUT
 from .progress import Progress
 from .report import Record, SuiteRun, Totals, vector_record
-from .results import Result, Status, run_vector
+from .results import Result, Status
 from .schemas import BUNDLED_VECTORS
 from .selection import Selection, SelectionError
 from .vector_cache import VectorCache, enabled
@@ -156,8 +157,7 @@ class Suite:
         )
 
     def run(self, vector: Vector) -> Result:
-        result = run_vector(self.implementation, vector)
-        return self.expected_failures.apply(result) if self.expected_failures else result
+        return run_vector(self.implementation, vector, self.expected_failures)
 
     def listed(self, vector: Vector) -> bool:
         """The vector is in the expected-failures list."""
