@@ -25,7 +25,6 @@ from _pytest._code.code import TerminalRepr
 from _pytest._io import TerminalWriter
 from _pytest.junitxml import xml_key
 
-from .drivers import Shard
 from .implementation import before_abandoning, described
 from .limits import Shown, printable
 from .options import SHARED_OPTIONS
@@ -113,7 +112,7 @@ class FuzzItem(pytest.Item):
         examples: int,
         seed: int | None,
         save_to: str | None,
-        shard: Shard,
+        shard: tuple[int, int],  # this item's index, of how many
         database: str | None,
         **kwargs: Any,
     ):
@@ -128,13 +127,13 @@ class FuzzItem(pytest.Item):
     def runtest(self) -> None:
         from hypothesis.database import DirectoryBasedExampleDatabase  # only a run that fuzzes needs them
 
+        from .drivers import Shard
         from .fuzz import fuzz
 
         database = DirectoryBasedExampleDatabase(self.database) if self.database else None
         implementation = self.suite.implementation
-        outcome = fuzz(
-            implementation, self.examples, self.seed, self.save_to, database=database, shard=self.shard
-        )
+        shard = Shard(*self.shard)
+        outcome = fuzz(implementation, self.examples, self.seed, self.save_to, database=database, shard=shard)
         failure = outcome.failure
         if failure is not None:
             saved = f"wrote {failure.path}" if failure.path else "--streamroute-fuzz-save-to DIR saves it"
@@ -195,7 +194,7 @@ class VectorSuite(pytest.Collector):
                     examples=-(-option.streamroute_fuzz // count),  # the examples, spread over the shards
                     seed=option.streamroute_fuzz_seed,
                     save_to=option.streamroute_fuzz_save_to,
-                    shard=Shard(index, count),
+                    shard=(index, count),
                     database=option.streamroute_fuzz_database,
                 )
                 items.append(item)

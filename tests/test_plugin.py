@@ -251,6 +251,25 @@ def test_a_pytest_run_without_its_options_loads_no_harness(pytester: pytest.Pyte
     assert set((pytester.path / "loaded.txt").read_text().split()) == ENTRY_POINT
 
 
+def test_a_run_that_does_not_fuzz_loads_no_hypothesis(pytester: pytest.Pytester) -> None:
+    root = pytester.path / "mine"
+    write_vector(root, hello())
+    pytester.makeconftest(
+        f"""
+        import pathlib, sys
+
+        def pytest_sessionfinish():
+            pathlib.Path("loaded.txt").write_text(" ".join({_LOADED}))
+        """
+    )
+    pytester.runpytest_subprocess("--streamroute", "--streamroute-vectors", str(root)).assert_outcomes(
+        passed=1
+    )
+    loaded = set((pytester.path / "loaded.txt").read_text().split())
+    assert "streamroute.conformance.judge" in loaded
+    assert not {name for name in loaded if name.split(".")[0] == "hypothesis"}
+
+
 @pytest.mark.slow
 def test_the_bundled_suite_runs_against_the_reference(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--streamroute", "-q")
