@@ -12,7 +12,8 @@ import pytest
 from streamroute.conformance.arguments import Refused, nests_deeper, read_arguments
 from streamroute.conformance.compare import to_expected_response_ids, to_parsed_arguments
 from streamroute.conformance.implementation import Produced, PythonImplementation
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.judge import run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.vectors import Vector
 from streamroute.reference import router as reference
 
