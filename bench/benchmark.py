@@ -55,6 +55,13 @@ files' YAML as the harness reads them (`read_yaml`), in each repeat; the
 target is at most 3 times. A run after the first finds each file's checked
 content in its cache (a run not measured fills it first); the first run,
 with an empty cache, is reported beside it.
+
+The pytest plugin's cost to every test run of a project that has streamroute
+installed and does not use it: importing its `pytest11` entry point
+(conformance/plugin.py) in a process of its own each repeat, pytest already
+imported as a test run has it, measured by that process's CPU time around
+the import, with the streamroute and Hypothesis modules it loaded; the
+target is at most 20 ms.
 """
 
 from __future__ import annotations
@@ -81,8 +88,8 @@ from typing import Any, TextIO
 from streamroute.bench import growth
 from streamroute.conformance.fuzz import Case, claimed, draw_streams, first_failure
 from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.options import DEFAULT_ADAPTER
 from streamroute.conformance.schemas import BUNDLED_VECTORS
-from streamroute.conformance.suite import DEFAULT_ADAPTER
 from streamroute.conformance.vectors import SUFFIX, read_yaml
 from streamroute.reference.consumers import consumers_for
 from streamroute.reference.fields import loads_strict, scan_value
@@ -522,6 +529,7 @@ def run(
         "memory": peak_memory(memory_bytes),
         "fuzz": fuzz_cost(repeats, max(10, round(FUZZ_CASES * min(scale, 1.0)))),
         "suite": suite_cost(vectors, repeats),
+        "plugin": plugin_cost(repeats),
     }
 
 
@@ -648,6 +656,36 @@ def suite_cost(roots: Sequence[Path], repeats: int) -> dict[str, Any]:
     }
 
 
+# -- the pytest plugin's cost to a test run that does not use it -------------------------------------
+
+PLUGIN_TARGET = 0.020  # CPU seconds importing the entry point may add to any pytest run
+_PLUGIN_IMPORT = (
+    "import sys, time, pytest; start = time.process_time(); import streamroute.conformance.plugin; "
+    "seconds = time.process_time() - start; "
+    "print(seconds, sum(m.split('.')[0] in ('streamroute', 'hypothesis') for m in sys.modules))"
+)
+
+
+def plugin_cost(repeats: int) -> dict[str, Any]:
+    """The CPU time of importing the pytest11 entry point in a new process each repeat, after
+    pytest, and how many streamroute and Hypothesis modules that import loaded."""
+    seconds, modules = [], 0
+    for _ in range(repeats):
+        command = [sys.executable, "-c", _PLUGIN_IMPORT]
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        spent, loaded = done.stdout.split()
+        seconds.append(float(spent))
+        modules = int(loaded)
+    median = statistics.median(seconds)
+    return {
+        "import_seconds": seconds,
+        "median_seconds": median,
+        "modules": modules,
+        "target_seconds": PLUGIN_TARGET,
+        "within_target": median <= PLUGIN_TARGET,
+    }
+
+
 def _number(value: float | None, digits: int = 2) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
@@ -709,7 +747,7 @@ def table(result: dict[str, Any]) -> str:
         "|---|--:|",
         *(f"| {name} | {_spread(ratio)} |" for name, ratio in result["growth"].items()),
     ]
-    memory, suite, fuzzed = result["memory"], result["suite"], result["fuzz"]
+    memory, suite, fuzzed, plugin = result["memory"], result["suite"], result["fuzz"], result["plugin"]
     run_seconds, yaml_seconds = (
         statistics.median(suite["run_seconds"]),
         statistics.median(suite["yaml_seconds"]),
@@ -736,6 +774,11 @@ def table(result: dict[str, Any]) -> str:
         f"{_spread(suite['run_over_yaml'])} times; the first run, its cache empty: "
         f"{_spread(suite['first_run_over_yaml'])} times. Within {suite['target']:g}x: "
         f"{'yes' if suite['within_target'] else 'no'}.",
+        "",
+        f"The pytest plugin's import (its entry point, after pytest), CPU time of a process of its own: "
+        f"{plugin['median_seconds'] * 1000:.1f} ms (median), loading {plugin['modules']} streamroute and "
+        f"Hypothesis modules. Within {plugin['target_seconds'] * 1000:g} ms: "
+        f"{'yes' if plugin['within_target'] else 'no'}.",
     ]
     return "\n".join(lines) + "\n"
 

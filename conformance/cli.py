@@ -19,21 +19,20 @@ from typing import Any, NoReturn
 # A module only one command uses is imported when that command runs, so that the others
 # start without it: Hypothesis, for one, is loaded by `fuzz` only.
 from . import render
-from .gate import Gate
-from .implementation import described, unknown_profiles
+from .implementation import described
 from .limits import Shown, printable
+from .options import DEFAULT_TIMEOUT, add_shared
 from .progress import Progress
 from .report import Record, Report, ReportError, report_of, unwritable, write_text
 from .results import Status
 from .schemas import BUNDLED_VECTORS, SPEC_DIR, VECTOR, protocol_version, schema
 from .selection import Selection, add_selection_arguments
 from .suite import (
-    DEFAULT_ADAPTER,
-    DEFAULT_TIMEOUT,
     Suite,
     UsageError,
     check_implementation,
     load_implementation,
+    prepare_suite,
     run_suite,
     vector_roots,
 )
@@ -76,125 +75,90 @@ def _writable(path: Path | None) -> None:
         raise UsageError(problem)
 
 
-def _optional_path(text: str) -> Path | None:
-    """A path; an empty one, as an unset variable gives, is none."""
-    return Path(text) if text else None
+# -- the commands: each one function, declared with its own arguments -------------------------------
 
-
-def _count(text: str) -> int:
-    """A number of vectors: a non-negative integer."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is less than 0")
-    return value
+Handler = Callable[[argparse.Namespace], int]
+Arguments = Callable[[argparse.ArgumentParser], object]  # adds some arguments to a command's parser
 
 
 @dataclass(frozen=True)
-class Option:
-    """An option of both front ends: `streamroute run --NAME` (and `fuzz`, `smoke`, `lint` where they
-    take it) and the pytest plugin's `--streamroute-NAME`, or `--streamroute-PYTEST`."""
-
+class Command:
     name: str
     help: str
-    metavar: str | None = None
-    type: Callable[[str], Any] | None = None
-    repeatable: bool = False  # given again, it adds a value
-    flag: bool = False  # takes no value
-    pytest: str | None = None  # the plugin's name for it, when not `name`
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        """What argparse's `add_argument` and pytest's `addoption` both take for it."""
-        if self.flag:
-            return {"action": "store_true", "help": self.help}
-        repeated = {"action": "append", "default": []} if self.repeatable else {}
-        return {"metavar": self.metavar, "type": self.type, "help": self.help, **repeated}
+    handler: Handler
+    arguments: tuple[Arguments, ...]
 
 
-_SHARED = (
-    Option(
-        "adapter",
-        f"the Python implementation to test (the reference is {DEFAULT_ADAPTER})",
-        "MODULE:CALLABLE",
+COMMANDS: list[Command] = []  # in the order `streamroute --help` lists them
+
+
+def command(name: str, help: str, *arguments: Arguments) -> Callable[[Handler], Handler]:
+    """Declare the function it decorates as `streamroute NAME`, taking `arguments`."""
+
+    def declared(handler: Handler) -> Handler:
+        COMMANDS.append(Command(name, help, handler, arguments))
+        return handler
+
+    return declared
+
+
+def argument(*names: str, **settings: Any) -> Arguments:
+    """An argument of one command, as argparse's `add_argument` takes it."""
+    return lambda parser: parser.add_argument(*names, **settings)
+
+
+def shared(*names: str, **settings: Any) -> Arguments:
+    """Options shared with the pytest plugin (conformance/options.py), with `settings` for each."""
+    return lambda parser: add_shared(parser, *names, **settings)
+
+
+_REPORT = argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
+_OUTPUT = argument("-o", "--output", metavar="FILE", type=Path, help="write it here, not to stdout")
+_CAPTURE_FORMAT = ("sse", "jsonl")
+
+
+def _scenarios(help: str) -> Arguments:
+    """`--scenarios DIR` of `lint` and `probe`: directories of probe scenarios."""
+    return argument("--scenarios", metavar="DIR", type=Path, action="append", default=[], help=help)
+
+
+@command(
+    "run",
+    "run vectors against an implementation and print a summary",
+    shared("adapter", "adapter-command"),
+    shared("timeout", default=DEFAULT_TIMEOUT),
+    shared("vectors", "profile", "expected-failures"),
+    add_selection_arguments,
+    argument("-v", "--verbose", action="store_true", help="also list not applicable and expected failures"),
+    shared("report"),
+    argument(
+        "--junitxml",
+        metavar="FILE",
+        type=Path,
+        help="also write JUnit XML, rendered from the report (a test case per vector)",
     ),
-    Option(
-        "adapter-command",
-        "an implementation in any language, behind this adapter command (spec/protocol.md)",
-        "CMD",
+    argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="one line per failed or errored vector, instead of its comparison or traceback",
     ),
-    Option(
-        "timeout",
-        f"how long the implementation has for each vector (default: {DEFAULT_TIMEOUT:g})",
-        "SECONDS",
-        float,
+    argument(
+        "-x",
+        "--exitfirst",
+        dest="maxfail",
+        action="store_const",
+        const=1,
+        help="stop at the first failed or errored vector",
     ),
-    Option(
-        "vectors", "a directory of vector files, instead of the bundled ones (repeatable)", "DIR", Path, True
+    argument(
+        "--maxfail",
+        metavar="N",
+        type=int,
+        help="stop after N failed or errored vectors; the others count as not run",
     ),
-    Option("profile", "run only vectors of this profile (repeatable)", "PROFILE", repeatable=True),
-    Option("expected-failures", "vector ids known to fail, one a line", "FILE", _optional_path),
-    Option("report", "also write a JSON Lines report (spec/report.schema.json)", "FILE", Path),
-    Option(
-        "allow-empty",
-        "pass a run in which no vector ran (each not applicable, skipped or not selected)",
-        flag=True,
-    ),
-    Option(
-        "allow-partial",
-        "pass a partial claim of this profile: not every MUST requirement observed (repeatable)",
-        "PROFILE",
-        repeatable=True,
-    ),
-    Option("max-skipped", "fail the run when more than N vectors are skipped", "N", _count),
-    Option(
-        "no-cache",
-        "read every vector file anew, not from the cache of files already read (always so when CI is set)",
-        flag=True,
-    ),
-    Option(
-        "examples", "how many generated streams to run, judged by their ground truth", "N", int, pytest="fuzz"
-    ),
-    Option("seed", "the generated streams' random seed, to repeat a run", "S", int, pytest="fuzz-seed"),
-    Option(
-        "save-to",
-        "write a shrunk failing stream as a vector file under DIR/fuzz/",
-        "DIR",
-        Path,
-        pytest="fuzz-save-to",
-    ),
+    shared("allow-empty", "allow-partial", "max-skipped", "no-cache"),
 )
-SHARED_OPTIONS = {option.name: option for option in _SHARED}
-
-
-def prepare_suite(given: Callable[[str], Any], selection: Selection | None = None) -> Suite:
-    """The suite the shared options ask for; `given(name)`: the value of option `name`, None if none."""
-    timeout = given("timeout")
-    problem = unknown_profiles(given("allow-partial") or ())
-    if problem is not None:
-        raise UsageError(f"--allow-partial: {problem}")
-    gate = Gate(bool(given("allow-empty")), tuple(given("allow-partial") or ()), given("max-skipped"))
-    return Suite.prepare(
-        given("adapter"),
-        given("vectors"),
-        given("profile"),
-        given("expected-failures"),
-        adapter_command=given("adapter-command"),
-        timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
-        gate=gate,
-        no_cache=bool(given("no-cache")),
-        selection=selection,
-    )
-
-
-def _add(parser: argparse.ArgumentParser, *names: str, **settings: Any) -> None:
-    """The shared options `names`, with `settings` (a default, `required`) for each of them."""
-    for name in names:
-        parser.add_argument("--" + name, **{**SHARED_OPTIONS[name].settings, **settings})
-
-
 def _run(args: argparse.Namespace) -> int:
     _writable(args.report)
     _writable(args.junitxml)
@@ -253,6 +217,12 @@ def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
     return 1 if report.problems else 0
 
 
+@command(
+    "smoke",
+    "check that an adapter command speaks the adapter protocol; say what is wrong if not",
+    shared("adapter-command", required=True),
+    shared("timeout", default=DEFAULT_TIMEOUT),
+)
 def _smoke(args: argparse.Namespace) -> int:
     from .protocol import SmokeFailure, smoke
 
@@ -265,6 +235,12 @@ def _smoke(args: argparse.Namespace) -> int:
     return 0
 
 
+@command(
+    "summary",
+    "render a report as text or Markdown; exit 1 if the run failed",
+    _REPORT,
+    argument("--format", choices=["text", "markdown", "junit"], default="text"),
+)
 def _summary(args: argparse.Namespace) -> int:
     report = Report.load(args.report)
     formats = {"text": render.summary_text, "markdown": render.summary_markdown, "junit": render.junit_xml}
@@ -283,11 +259,13 @@ def _output(text: str, path: Path | None) -> None:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from exc
 
 
+@command("badge", "a shields.io endpoint badge (JSON) from a report", _REPORT, _OUTPUT)
 def _badge(args: argparse.Namespace) -> int:
     _output(json.dumps(render.badge(Report.load(args.report))) + "\n", args.output)
     return 0
 
 
+@command("baseline", "an expected-failures file listing the vectors that fail in a report", _REPORT, _OUTPUT)
 def _baseline(args: argparse.Namespace) -> int:
     from .expected_failures import baseline
 
@@ -295,6 +273,12 @@ def _baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+@command(
+    "show",
+    "print a vector's file: its absolute path, then its content",
+    argument("id", metavar="ID", help="the vector's id, its path under the vectors root"),
+    shared("vectors"),
+)
 def _show(args: argparse.Namespace) -> int:
     from .selection import SelectionError
     from .show import shown, vector_file
@@ -309,6 +293,17 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+@command(
+    "lint",
+    "check vector files against their schema and the spec",
+    shared("vectors", "no-cache"),
+    _scenarios("a directory of probe scenarios (repeatable; default: the bundled ones, unless --vectors)"),
+    argument(
+        "--coverage",
+        action="store_true",
+        help="also require a vector for every requirement (default for the bundled vectors)",
+    ),
+)
 def _lint(args: argparse.Namespace) -> int:
     from streamroute.producer.scenarios import BUNDLED_SCENARIOS, lint_scenarios
 
@@ -328,86 +323,131 @@ def _lint(args: argparse.Namespace) -> int:
     return 1 if found or (not count and not scenarios) else 0
 
 
-def _matrix(args: argparse.Namespace) -> int:
-    from streamroute.matrix.run import misclassed_failures, run_matrix, unexplained
+@command(
+    "check-capture",
+    "check a recorded stream as a producer must emit it (spec/producer.md); exit 1 if it breaks any",
+    argument(
+        "capture",
+        metavar="FILE",
+        type=Path,
+        help="the stream's SSE bytes as received, or JSON Lines of events",
+    ),
+    argument(
+        "--format",
+        choices=_CAPTURE_FORMAT,
+        help="default: JSON Lines if the file starts with `{`, else SSE",
+    ),
+)
+def _check_capture(args: argparse.Namespace) -> int:
+    from streamroute.producer.checker import check_capture
 
-    if args.producers:
-        from streamroute.matrix.producers import add_producer_sections, run_producers
+    from .requirements import read_requirements
 
-        config, reports = args.config.parent / "producer-matrix.yaml", args.reports / "producers"
-        for probed in run_producers(config, args.workdir, reports, args.only):
-            print(f"{probed.producer.id}: {probed.records[-1]['counts'] if probed.records else probed.why}")
-        add_producer_sections(config, reports, args.output)
-        print(f"streamroute matrix: wrote the producer section of {args.output}")
-        return 0
+    try:
+        data = args.capture.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read the capture: {exc}") from exc
+    report = check_capture(data, args.format)
+    requirements, _ = read_requirements(SPEC_DIR)
+    for v in report.violations:
+        print(f"{args.capture}: {v.where}: {v.requirement} ({requirements[v.requirement].level}) {v.message}")
+    count = len(report.violations)
+    print(f"{args.capture}: {report.events} events ({report.format}), {count} violation{'s' * (count != 1)}")
+    return 1 if report.violations else 0
 
-    matrix, reports = run_matrix(args.config, args.output, args.reports, args.workdir, args.only)
-    for line in unexplained(matrix, reports):
-        print(f"unexplained failure: {line}")
-    for line in misclassed_failures(matrix, reports):
-        print(f"routing failure not explained by a defect: {line}")
-    for entry, report in reports:
-        print(f"{entry.id}: {report.totals.describe()}")
-    print(f"streamroute matrix: wrote {args.output}")
+
+@command(
+    "vectorize",
+    "turn a recorded stream into vectors whose expectations come from its own final response",
+    argument("capture", metavar="FILE", type=Path, help="SSE bytes as received, or JSON Lines of events"),
+    argument("--format", choices=_CAPTURE_FORMAT, help="default: as check-capture guesses it"),
+    argument("--id", help="the vector id (default: recorded/ and the file's name; -1, -2 ... per response)"),
+    argument("--output", metavar="DIR", type=Path, default=Path("."), help="the vectors root to write under"),
+    argument("--force", action="store_true", help="replace vector files that exist"),
+)
+def _vectorize(args: argparse.Namespace) -> int:
+    from streamroute.producer.vectorize import VectorizeError, vector_id, vectorize
+
+    from .vector_files import write_vector
+
+    try:
+        data = args.capture.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read the capture: {exc}") from exc
+    id_pattern = schema(VECTOR + "#/properties/id")["pattern"]
+    if args.id is not None and not re.fullmatch(id_pattern, args.id):
+        raise UsageError(f"--id {args.id!r} is not a vector id ({id_pattern})")
+    if args.output.exists() and not args.output.is_dir():
+        raise UsageError(f"--output {args.output} is not a directory")
+    base_id = args.id or vector_id(args.capture)
+    try:
+        vectors = vectorize(data, str(args.capture), base_id, args.format)
+    except VectorizeError as exc:
+        print(f"streamroute vectorize: {exc}", file=sys.stderr)
+        return 1
+    for made in vectors:
+        path = args.output / f"{made['id']}.yaml"
+        if path.exists() and not args.force:
+            raise UsageError(f"{path} exists; --force replaces it")
+    for made in vectors:
+        try:
+            path = write_vector(made, args.output)
+        except OSError as exc:
+            raise UsageError(f"cannot write under {args.output}: {exc.strerror}") from exc
+        except ValueError as exc:  # a value YAML cannot state and read back
+            (args.output / f"{made['id']}.yaml").unlink(missing_ok=True)
+            print(f"streamroute vectorize: {exc}", file=sys.stderr)
+            return 1
+        compared = ", ".join(made["expect"]["compare"])
+        print(f"streamroute vectorize: wrote {path} (vector {made['id']}; compares {compared})")
     return 0
 
 
-def _fuzz(args: argparse.Namespace) -> int:
-    from .fuzz import fuzz
-
-    if args.examples < 1:
-        raise UsageError("--examples must be at least 1")
-    if args.save_to is not None and args.save_to.exists() and not args.save_to.is_dir():
-        raise UsageError(f"--save-to {args.save_to} is not a directory")
-    implementation = load_implementation(args.adapter, args.adapter_command, args.timeout)
-    progress = Progress("generated streams run", prefix="streamroute fuzz")
-    try:
-        with progress.ticking():
-            outcome = fuzz(implementation, args.examples, args.seed, args.save_to, progress=progress)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from exc
-    finally:
-        implementation.close()
-    print(f"implementation: {described(implementation.info)}")
-    failure = outcome.failure
-    declined = len(outcome.declined)
-    if failure is None and declined == outcome.examples:
-        print(
-            f"streamroute fuzz: the implementation declined all {declined} generated streams: none was judged"
-        )
-        return 1
-    if failure is None:
-        skipped = f" ({declined} declined by the implementation)" if declined else ""
-        print(f"streamroute fuzz: {outcome.examples} generated streams{skipped}, no failure")
-        return 0
-    print(f"FAILED a generated stream (shrunk to {len(failure.stream.events)} events):")
-    print(printable("\n".join("  " + line for line in failure.message.splitlines())))
-    if failure.path is not None:
-        print(f"streamroute fuzz: wrote {failure.path} (vector {failure.vector['id']})")
-    print(f"streamroute fuzz: failed after {outcome.examples} generated streams, shrinking included")
-    return 1
-
-
-def _bench(args: argparse.Namespace) -> int:
-    from streamroute.bench.benchmark import main as bench
-
-    if not args.scale > 0 or args.repeats < 1 or not args.memory_mib > 0:
-        raise UsageError("--scale and --memory-mib must be positive and --repeats at least 1")
-    for root in args.vectors:
-        if not root.is_dir():
-            raise UsageError(f"--vectors {root}: not a directory")
-    vectors = args.vectors or [BUNDLED_VECTORS]
-    if args.json is None or args.json == "-":
-        output = None if args.json is None else sys.stdout
-        return bench(args.scale, args.repeats, output, args.memory_mib, vectors)
-    _writable(Path(args.json))
-    try:  # opened now, to append, so that a file that cannot be written fails before any work
-        with open(args.json, "a", encoding="utf-8") as file:
-            return bench(args.scale, args.repeats, file, args.memory_mib, vectors)
-    except OSError as exc:
-        raise UsageError(f"cannot write {args.json}: {exc.strerror}") from exc
-
-
+@command(
+    "probe",
+    "drive a producer (a Responses server or gateway) through scenarios behind a fake upstream; "
+    "check, route and vectorize what it streams (spec/producer.md section 8)",
+    argument("--base-url", required=True, help="the producer's API root, e.g. http://127.0.0.1:4000/v1"),
+    argument(
+        "--upstream-port",
+        metavar="PORT",
+        type=int,
+        help="the loopback port of the fake upstream the producer is pointed at (default: 8900)",
+    ),
+    argument(
+        "--live",
+        action="store_true",
+        help="a real model behind --base-url: no fake upstream, live scenarios only",
+    ),
+    argument(
+        "--model",
+        metavar="[API=]NAME",
+        action="append",
+        default=[],
+        help="the model to ask for (default streamroute-probe); chat-completions=NAME or responses=NAME "
+        "for the scenarios of one upstream API (repeatable)",
+    ),
+    argument(
+        "--transport",
+        choices=["sse", "websocket"],
+        default="sse",
+        help="POST and read SSE (default), or the Responses API's WebSocket mode on the same path",
+    ),
+    argument("--api-key", help="sent as a bearer token"),
+    argument(
+        "--timeout", metavar="SECONDS", type=float, default=30.0, help="the longest silence of the producer"
+    ),
+    _scenarios("instead of the bundled ones"),
+    argument("--only", metavar="ID", action="append", default=[], help="run only this scenario"),
+    argument(
+        "--output",
+        metavar="DIR",
+        type=Path,
+        default=Path("probe-report"),
+        help="where report.jsonl, junit.xml, summary.md, captures/ and vectors/ go (default: probe-report)",
+    ),
+    shared("adapter", "adapter-command"),
+)
 def _probe(args: argparse.Namespace) -> int:
     from streamroute.producer.probe import ScenarioResult, Target
     from streamroute.producer.probe_report import failed, summary_markdown
@@ -455,306 +495,115 @@ def _probe(args: argparse.Namespace) -> int:
     return 1 if failed(records) else 0
 
 
-def _check_capture(args: argparse.Namespace) -> int:
-    from streamroute.producer.checker import check_capture
-
-    from .requirements import read_requirements
-
-    try:
-        data = args.capture.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read the capture: {exc}") from exc
-    report = check_capture(data, args.format)
-    requirements, _ = read_requirements(SPEC_DIR)
-    for v in report.violations:
-        print(f"{args.capture}: {v.where}: {v.requirement} ({requirements[v.requirement].level}) {v.message}")
-    count = len(report.violations)
-    print(f"{args.capture}: {report.events} events ({report.format}), {count} violation{'s' * (count != 1)}")
-    return 1 if report.violations else 0
-
-
-def _vectorize(args: argparse.Namespace) -> int:
-    from streamroute.producer.vectorize import VectorizeError, vector_id, vectorize
-
-    from .vector_files import write_vector
-
-    try:
-        data = args.capture.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read the capture: {exc}") from exc
-    id_pattern = schema(VECTOR + "#/properties/id")["pattern"]
-    if args.id is not None and not re.fullmatch(id_pattern, args.id):
-        raise UsageError(f"--id {args.id!r} is not a vector id ({id_pattern})")
-    if args.output.exists() and not args.output.is_dir():
-        raise UsageError(f"--output {args.output} is not a directory")
-    base_id = args.id or vector_id(args.capture)
-    try:
-        vectors = vectorize(data, str(args.capture), base_id, args.format)
-    except VectorizeError as exc:
-        print(f"streamroute vectorize: {exc}", file=sys.stderr)
-        return 1
-    for made in vectors:
-        path = args.output / f"{made['id']}.yaml"
-        if path.exists() and not args.force:
-            raise UsageError(f"{path} exists; --force replaces it")
-    for made in vectors:
-        try:
-            path = write_vector(made, args.output)
-        except OSError as exc:
-            raise UsageError(f"cannot write under {args.output}: {exc.strerror}") from exc
-        except ValueError as exc:  # a value YAML cannot state and read back
-            (args.output / f"{made['id']}.yaml").unlink(missing_ok=True)
-            print(f"streamroute vectorize: {exc}", file=sys.stderr)
-            return 1
-        compared = ", ".join(made["expect"]["compare"])
-        print(f"streamroute vectorize: wrote {path} (vector {made['id']}; compares {compared})")
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = _Parser(prog="streamroute", description=__doc__)
-    parser.add_argument(
-        "--version",
-        action=_Versions,
-        nargs=0,
-        default=argparse.SUPPRESS,
-        help="print the versions of streamroute, the spec, the vector format and the adapter protocol",
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-
-    run = commands.add_parser("run", help="run vectors against an implementation and print a summary")
-    _add(run, "adapter", "adapter-command")
-    _add(run, "timeout", default=DEFAULT_TIMEOUT)
-    _add(run, "vectors", "profile", "expected-failures")
-    add_selection_arguments(run)
-    run.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="also list not applicable and expected failures",
-    )
-    _add(run, "report")
-    run.add_argument(
-        "--junitxml",
-        metavar="FILE",
-        type=Path,
-        help="also write JUnit XML, rendered from the report (a test case per vector)",
-    )
-    run.add_argument(
-        "-q",
-        "--quiet",
-        action="store_true",
-        help="one line per failed or errored vector, instead of its comparison or traceback",
-    )
-    run.add_argument(
-        "-x",
-        "--exitfirst",
-        dest="maxfail",
-        action="store_const",
-        const=1,
-        help="stop at the first failed or errored vector",
-    )
-    run.add_argument(
-        "--maxfail",
-        metavar="N",
-        type=int,
-        help="stop after N failed or errored vectors; the others count as not run",
-    )
-    _add(run, "allow-empty", "allow-partial", "max-skipped", "no-cache")
-    run.set_defaults(handler=_run)
-
-    smoke = commands.add_parser(
-        "smoke", help="check that an adapter command speaks the adapter protocol; say what is wrong if not"
-    )
-    _add(smoke, "adapter-command", required=True)
-    _add(smoke, "timeout", default=DEFAULT_TIMEOUT)
-    smoke.set_defaults(handler=_smoke)
-
-    summary = commands.add_parser(
-        "summary", help="render a report as text or Markdown; exit 1 if the run failed"
-    )
-    summary.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
-    summary.add_argument("--format", choices=["text", "markdown", "junit"], default="text")
-    summary.set_defaults(handler=_summary)
-
-    badge = commands.add_parser("badge", help="a shields.io endpoint badge (JSON) from a report")
-    badge.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
-    badge.add_argument("-o", "--output", metavar="FILE", type=Path, help="write it here, not to stdout")
-    badge.set_defaults(handler=_badge)
-
-    baseline = commands.add_parser(
-        "baseline", help="an expected-failures file listing the vectors that fail in a report"
-    )
-    baseline.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
-    baseline.add_argument("-o", "--output", metavar="FILE", type=Path, help="write it here, not to stdout")
-    baseline.set_defaults(handler=_baseline)
-
-    show = commands.add_parser("show", help="print a vector's file: its absolute path, then its content")
-    show.add_argument("id", metavar="ID", help="the vector's id, its path under the vectors root")
-    _add(show, "vectors")
-    show.set_defaults(handler=_show)
-
-    lint = commands.add_parser("lint", help="check vector files against their schema and the spec")
-    _add(lint, "vectors", "no-cache")
-    lint.add_argument(
-        "--scenarios",
-        metavar="DIR",
-        type=Path,
-        action="append",
-        default=[],
-        help="a directory of probe scenarios (repeatable; default: the bundled ones, unless --vectors)",
-    )
-    lint.add_argument(
-        "--coverage",
-        action="store_true",
-        help="also require a vector for every requirement (default for the bundled vectors)",
-    )
-    lint.set_defaults(handler=_lint)
-
-    check_capture = commands.add_parser(
-        "check-capture",
-        help="check a recorded stream as a producer must emit it (spec/producer.md); exit 1 if it breaks any",
-    )
-    check_capture.add_argument(
-        "capture",
-        metavar="FILE",
-        type=Path,
-        help="the stream's SSE bytes as received, or JSON Lines of events",
-    )
-    check_capture.add_argument(
-        "--format", choices=["sse", "jsonl"], help="default: JSON Lines if the file starts with `{`, else SSE"
-    )
-    check_capture.set_defaults(handler=_check_capture)
-
-    vectorize = commands.add_parser(
-        "vectorize",
-        help="turn a recorded stream into vectors whose expectations come from its own final response",
-    )
-    vectorize.add_argument(
-        "capture", metavar="FILE", type=Path, help="SSE bytes as received, or JSON Lines of events"
-    )
-    vectorize.add_argument("--format", choices=["sse", "jsonl"], help="default: as check-capture guesses it")
-    vectorize.add_argument(
-        "--id", help="the vector id (default: recorded/ and the file's name; -1, -2 ... per response)"
-    )
-    vectorize.add_argument(
-        "--output", metavar="DIR", type=Path, default=Path("."), help="the vectors root to write under"
-    )
-    vectorize.add_argument("--force", action="store_true", help="replace vector files that exist")
-    vectorize.set_defaults(handler=_vectorize)
-
-    probe = commands.add_parser(
-        "probe",
-        help="drive a producer (a Responses server or gateway) through scenarios behind a fake upstream; "
-        "check, route and vectorize what it streams (spec/producer.md section 8)",
-    )
-    probe.add_argument(
-        "--base-url", required=True, help="the producer's API root, e.g. http://127.0.0.1:4000/v1"
-    )
-    probe.add_argument(
-        "--upstream-port",
-        metavar="PORT",
-        type=int,
-        help="the loopback port of the fake upstream the producer is pointed at (default: 8900)",
-    )
-    probe.add_argument(
-        "--live",
-        action="store_true",
-        help="a real model behind --base-url: no fake upstream, live scenarios only",
-    )
-    probe.add_argument(
-        "--model",
-        metavar="[API=]NAME",
-        action="append",
-        default=[],
-        help="the model to ask for (default streamroute-probe); chat-completions=NAME or responses=NAME "
-        "for the scenarios of one upstream API (repeatable)",
-    )
-    probe.add_argument(
-        "--transport",
-        choices=["sse", "websocket"],
-        default="sse",
-        help="POST and read SSE (default), or the Responses API's WebSocket mode on the same path",
-    )
-    probe.add_argument("--api-key", help="sent as a bearer token")
-    probe.add_argument(
-        "--timeout", metavar="SECONDS", type=float, default=30.0, help="the longest silence of the producer"
-    )
-    probe.add_argument(
-        "--scenarios",
-        metavar="DIR",
-        type=Path,
-        action="append",
-        default=[],
-        help="instead of the bundled ones",
-    )
-    probe.add_argument("--only", metavar="ID", action="append", default=[], help="run only this scenario")
-    probe.add_argument(
-        "--output",
-        metavar="DIR",
-        type=Path,
-        default=Path("probe-report"),
-        help="where report.jsonl, junit.xml, summary.md, captures/ and vectors/ go (default: probe-report)",
-    )
-    _add(probe, "adapter", "adapter-command")
-    probe.set_defaults(handler=_probe)
-
-    matrix = commands.add_parser(
-        "matrix",
-        help="install and run real implementations (a matrix file), write their reports and docs/matrix.md",
-    )
-    matrix.add_argument("--config", metavar="FILE", type=Path, default=Path("docs/matrix.yaml"))
-    matrix.add_argument("--output", metavar="FILE", type=Path, default=Path("docs/matrix.md"))
-    matrix.add_argument("--reports", metavar="DIR", type=Path, default=Path("docs/reports"))
-    matrix.add_argument(
+@command(
+    "matrix",
+    "install and run real implementations (a matrix file), write their reports and docs/matrix.md",
+    argument("--config", metavar="FILE", type=Path, default=Path("docs/matrix.yaml")),
+    argument("--output", metavar="FILE", type=Path, default=Path("docs/matrix.md")),
+    argument("--reports", metavar="DIR", type=Path, default=Path("docs/reports")),
+    argument(
         "--workdir",
         metavar="DIR",
         type=Path,
         default=Path(".matrix"),
         help="where each implementation gets its own virtualenv or node_modules (default: .matrix)",
-    )
-    matrix.add_argument(
+    ),
+    argument(
         "--only",
         metavar="ID",
         action="append",
         default=[],
         help="run only this implementation (repeatable); the others' reports are reused",
-    )
-    matrix.add_argument(
+    ),
+    argument(
         "--producers",
         action="store_true",
         help="run the producers of producer-matrix.yaml (beside --config) through `probe` instead, "
         "and write their section of the matrix",
-    )
-    matrix.set_defaults(handler=_matrix)
+    ),
+)
+def _matrix(args: argparse.Namespace) -> int:
+    from streamroute.matrix.run import misclassed_failures, run_matrix, unexplained
 
-    fuzz = commands.add_parser(
-        "fuzz",
-        help="run generated streams against an implementation, judged by their ground truth; "
-        "save a shrunk failure as a vector",
-    )
-    _add(fuzz, "adapter", "adapter-command")
-    _add(fuzz, "timeout", default=DEFAULT_TIMEOUT)
-    _add(fuzz, "examples", default=200)
-    _add(fuzz, "seed", "save-to")
-    fuzz.set_defaults(handler=_fuzz)
+    if args.producers:
+        from streamroute.matrix.producers import add_producer_sections, run_producers
 
-    bench = commands.add_parser(
-        "bench",
-        help="measure the reference router against json.loads and the openai SDK, at 1x and 10x size",
-    )
-    bench.add_argument("--scale", metavar="X", type=float, default=1.0, help="the streams' size (default: 1)")
-    bench.add_argument(
-        "--repeats", metavar="N", type=int, default=5, help="runs of each measure; the median counts"
-    )
-    bench.add_argument(
+        config, reports = args.config.parent / "producer-matrix.yaml", args.reports / "producers"
+        for probed in run_producers(config, args.workdir, reports, args.only):
+            print(f"{probed.producer.id}: {probed.records[-1]['counts'] if probed.records else probed.why}")
+        add_producer_sections(config, reports, args.output)
+        print(f"streamroute matrix: wrote the producer section of {args.output}")
+        return 0
+
+    matrix, reports = run_matrix(args.config, args.output, args.reports, args.workdir, args.only)
+    for line in unexplained(matrix, reports):
+        print(f"unexplained failure: {line}")
+    for line in misclassed_failures(matrix, reports):
+        print(f"routing failure not explained by a defect: {line}")
+    for entry, report in reports:
+        print(f"{entry.id}: {report.totals.describe()}")
+    print(f"streamroute matrix: wrote {args.output}")
+    return 0
+
+
+@command(
+    "fuzz",
+    "run generated streams against an implementation, judged by their ground truth; "
+    "save a shrunk failure as a vector",
+    shared("adapter", "adapter-command"),
+    shared("timeout", default=DEFAULT_TIMEOUT),
+    shared("examples", default=200),
+    shared("seed", "save-to"),
+)
+def _fuzz(args: argparse.Namespace) -> int:
+    from .fuzz import fuzz
+
+    if args.examples < 1:
+        raise UsageError("--examples must be at least 1")
+    if args.save_to is not None and args.save_to.exists() and not args.save_to.is_dir():
+        raise UsageError(f"--save-to {args.save_to} is not a directory")
+    implementation = load_implementation(args.adapter, args.adapter_command, args.timeout)
+    progress = Progress("generated streams run", prefix="streamroute fuzz")
+    try:
+        with progress.ticking():
+            outcome = fuzz(implementation, args.examples, args.seed, args.save_to, progress=progress)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    finally:
+        implementation.close()
+    print(f"implementation: {described(implementation.info)}")
+    failure = outcome.failure
+    declined = len(outcome.declined)
+    if failure is None and declined == outcome.examples:
+        print(
+            f"streamroute fuzz: the implementation declined all {declined} generated streams: none was judged"
+        )
+        return 1
+    if failure is None:
+        skipped = f" ({declined} declined by the implementation)" if declined else ""
+        print(f"streamroute fuzz: {outcome.examples} generated streams{skipped}, no failure")
+        return 0
+    print(f"FAILED a generated stream (shrunk to {len(failure.stream.events)} events):")
+    print(printable("\n".join("  " + line for line in failure.message.splitlines())))
+    if failure.path is not None:
+        print(f"streamroute fuzz: wrote {failure.path} (vector {failure.vector['id']})")
+    print(f"streamroute fuzz: failed after {outcome.examples} generated streams, shrinking included")
+    return 1
+
+
+@command(
+    "bench",
+    "measure the reference router against json.loads and the openai SDK, at 1x and 10x size",
+    argument("--scale", metavar="X", type=float, default=1.0, help="the streams' size (default: 1)"),
+    argument("--repeats", metavar="N", type=int, default=5, help="runs of each measure; the median counts"),
+    argument(
         "--memory-mib",
         metavar="M",
         type=float,
         default=10,
         help="MiB of function-call arguments in the stream whose peak memory is measured (default: 10)",
-    )
-    bench.add_argument(
+    ),
+    argument(
         "--vectors",
         metavar="DIR",
         type=Path,
@@ -762,16 +611,55 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         help="the vectors whose `streamroute run` is measured against their YAML parse (repeatable; "
         "default: the bundled ones)",
-    )
-    bench.add_argument(
+    ),
+    argument(
         "--json", metavar="FILE", help="also write the figures as JSON, checked before any work; - for stdout"
-    )
-    bench.set_defaults(handler=_bench)
+    ),
+)
+def _bench(args: argparse.Namespace) -> int:
+    from streamroute.bench.benchmark import main as bench
 
+    if not args.scale > 0 or args.repeats < 1 or not args.memory_mib > 0:
+        raise UsageError("--scale and --memory-mib must be positive and --repeats at least 1")
+    for root in args.vectors:
+        if not root.is_dir():
+            raise UsageError(f"--vectors {root}: not a directory")
+    vectors = args.vectors or [BUNDLED_VECTORS]
+    if args.json is None or args.json == "-":
+        output = None if args.json is None else sys.stdout
+        return bench(args.scale, args.repeats, output, args.memory_mib, vectors)
+    _writable(Path(args.json))
+    try:  # opened now, to append, so that a file that cannot be written fails before any work
+        with open(args.json, "a", encoding="utf-8") as file:
+            return bench(args.scale, args.repeats, file, args.memory_mib, vectors)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.json}: {exc.strerror}") from exc
+
+
+def command_line() -> argparse.ArgumentParser:
+    """The `streamroute` command line: each command of COMMANDS, with its arguments."""
+    top = _Parser(prog="streamroute", description=__doc__)
+    top.add_argument(
+        "--version",
+        action=_Versions,
+        nargs=0,
+        default=argparse.SUPPRESS,
+        help="print the versions of streamroute, the spec, the vector format and the adapter protocol",
+    )
+    commands = top.add_subparsers(dest="command", required=True)
+    for each in COMMANDS:
+        sub = commands.add_parser(each.name, help=each.help)
+        for add in each.arguments:
+            add(sub)
+        sub.set_defaults(handler=each.handler)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(sys.stdout, io.TextIOWrapper):  # each line out at once, even if the run ends abruptly
         sys.stdout.reconfigure(line_buffering=True)
     try:
-        args = parser.parse_args(argv)
+        args = command_line().parse_args(argv)
         code: int = args.handler(args)
     except (UsageError, ReportError) as exc:
         print(f"streamroute: {printable(str(exc), Shown.LINE)}", file=sys.stderr)

@@ -10,7 +10,7 @@ control steps; `sse` streams as bytes, cut anywhere);
 `strategies.sessions()` when it declares `session`. Each case
 (`Generated`) becomes an in-memory vector whose expected outcomes are its
 ground truth at the tool call point the implementation declares, and runs
-through the same harness as the YAML vectors (`results.run_vector`: schema
+through the same judge as the YAML vectors (`judge.run_vector`: schema
 check of every outcome, the canonical tool call point, the
 outcome-by-outcome comparison, every cut of an sse stream). For a planned
 stream it also checks the ground-truth properties
@@ -54,10 +54,11 @@ from .implementation import (
     Produced,
     Streamed,
 )
+from .judge import run_vector
 from .lint import producer_faults
 from .progress import Progress
 from .render import comparison_lines
-from .results import Status, run_vector
+from .results import Status
 from .schemas import option_defaults
 from .strategies import (
     CANONICAL_POINT,

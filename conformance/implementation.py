@@ -61,12 +61,10 @@ from .declarations import problem as declaration_problem
 from .declined import Declined
 from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, Shown, clip, loads, printable
 from .observation import observes_problem
+from .options import DEFAULT_TIMEOUT
 from .schemas import VECTOR, option_defaults, schema
 from .vectors import At, Vector
 
-# Seconds an implementation has for each vector: an adapter command for each answer
-# (spec/protocol.md), an in-process adapter for each produce call.
-DEFAULT_TIMEOUT = 5.0
 # The longest timeout: a day, well within what the interval timer can be set to.
 MAX_TIMEOUT = 86_400.0
 # Outcomes one call of an in-process adapter may answer (a vector's own are a few hundred).

@@ -16,7 +16,6 @@ from typing import Any
 from . import worker
 from .expected_failures import ExpectedFailures
 from .gate import Gate
-from .implementation import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT  # the front ends' default, from here
 from .implementation import (
     MAX_TIMEOUT,
     AdapterLoadError,
@@ -24,16 +23,15 @@ from .implementation import (
     PythonImplementation,
     unknown_profiles,
 )
+from .judge import run_vector
+from .options import DEFAULT_ADAPTER, DEFAULT_TIMEOUT
 from .progress import Progress
 from .report import Record, SuiteRun, Totals, vector_record
-from .results import Result, Status, run_vector
+from .results import Result, Status
 from .schemas import BUNDLED_VECTORS
 from .selection import Selection, SelectionError
 from .vector_cache import VectorCache, enabled
 from .vectors import Vector, VectorFileError, load_vectors
-
-# The harness reaches the reference only through this adapter string.
-DEFAULT_ADAPTER = "streamroute.reference.adapter:router"
 
 
 class UsageError(Exception):
@@ -159,8 +157,7 @@ class Suite:
         )
 
     def run(self, vector: Vector) -> Result:
-        result = run_vector(self.implementation, vector)
-        return self.expected_failures.apply(result) if self.expected_failures else result
+        return run_vector(self.implementation, vector, self.expected_failures)
 
     def listed(self, vector: Vector) -> bool:
         """The vector is in the expected-failures list."""
@@ -172,6 +169,27 @@ class Suite:
 
     def close(self) -> None:
         self.implementation.close()
+
+
+def prepare_suite(given: Callable[[str], Any], selection: Selection | None = None) -> Suite:
+    """The suite the shared options (conformance/options.py) ask for, as the CLI and the plugin
+    both prepare it; `given(name)`: the value of option `name`, None if none."""
+    timeout = given("timeout")
+    problem = unknown_profiles(given("allow-partial") or ())
+    if problem is not None:
+        raise UsageError(f"--allow-partial: {problem}")
+    gate = Gate(bool(given("allow-empty")), tuple(given("allow-partial") or ()), given("max-skipped"))
+    return Suite.prepare(
+        given("adapter"),
+        given("vectors"),
+        given("profile"),
+        given("expected-failures"),
+        adapter_command=given("adapter-command"),
+        timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+        gate=gate,
+        no_cache=bool(given("no-cache")),
+        selection=selection,
+    )
 
 
 def timed(suite: Suite, vector: Vector) -> tuple[Result, float]:

@@ -47,7 +47,6 @@ from typing import Any
 
 from .channel import encode
 from .implementation import (
-    DEFAULT_TIMEOUT,
     AdapterFailure,
     AdapterLoadError,
     AdapterSkipped,
@@ -59,6 +58,7 @@ from .implementation import (
     run_by_a_worker,
 )
 from .limits import MAX_REPLY_LINE_BYTES, loads
+from .options import DEFAULT_TIMEOUT
 from .vectors import Vector
 
 AVAILABLE = hasattr(os, "fork")  # elsewhere the front ends run the adapter in their own process

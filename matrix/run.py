@@ -43,12 +43,13 @@ from typing import Any
 import yaml
 from streamroute.conformance.claims import RequirementVerdict, requirement_key, requirement_verdicts
 from streamroute.conformance.observation import observes_of
+from streamroute.conformance.options import DEFAULT_TIMEOUT
 from streamroute.conformance.progress import Progress
 from streamroute.conformance.report import Report, write_report
 from streamroute.conformance.requirements import read_requirements
 from streamroute.conformance.results import CLASSES, Status
 from streamroute.conformance.schemas import BUNDLED_VECTORS, SPEC_DIR, option_defaults
-from streamroute.conformance.suite import DEFAULT_TIMEOUT, Suite, UsageError, run_suite
+from streamroute.conformance.suite import Suite, UsageError, run_suite
 from streamroute.conformance.vectors import load_vectors, read_yaml
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

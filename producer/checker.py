@@ -79,6 +79,7 @@ def _unstated(response: dict[str, Any]) -> list[str]:
 
 # What the final response states again of an item that was done (PROD-LIFE-7): what a client acts on.
 _RESTATED = ("type", "status", "call_id", "name", "namespace")
+_IF_BOTH_STATE = frozenset({"status"})  # compared only where the done item and the output both state it
 _NOTHING = object()  # a member not stated
 
 
@@ -334,6 +335,7 @@ class _Checker:
                 f"{member} {_stated(listed, member)} (its done item: {_stated(item.stated, member)})"
                 for member in _RESTATED + _text_member(item.type)
                 if listed.get(member, _NOTHING) != item.stated.get(member, _NOTHING)
+                and not (member in _IF_BOTH_STATE and not (member in listed and member in item.stated))
             ]
             if differs:
                 self.report("PROD-LIFE-7", f"response.output states {item_id!r} with {'; '.join(differs)}")

@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from streamroute.conformance.drivers import without_local_constants
 from streamroute.conformance.event_types import event_types, lifecycle_types, terminal_types
 from streamroute.reference.sse import DONE
 
@@ -653,16 +654,14 @@ def _final_output(draw: st.DrawFn, draft: Draft) -> str | None:
         place = next((n for n, listed in enumerate(output) if listed is stated), None)
         if stated is None or place is None:
             continue
-        members = ["type", "status", *(m for m in ("call_id", "name", "arguments", "input") if m in stated)]
+        members = ["type", *(m for m in ("status", "call_id", "name", "arguments", "input") if m in stated)]
         candidates += [(f"another {member}", item, (place, member)) for member in members]
     picked = _pick(draw, candidates)
     if picked is None:
         return None
     way, item, (place, member) = picked
     listed = dict(output[place])
-    if member == "status" and "status" not in listed:
-        listed["status"] = "completed"
-    elif member == "status":
+    if member == "status":
         listed["status"] = "incomplete" if listed["status"] == "completed" else "completed"
     elif member == "type":
         listed["type"] = "output_" + item.kind
@@ -1528,7 +1527,8 @@ def captures(draw: st.DrawFn, faults: bool = True) -> GeneratedCapture:
 
 @functools.cache
 def sample(count: int, seed: int) -> tuple[GeneratedCapture, ...]:
-    """`count` generated captures, the same ones for the same seed (drawn once per process)."""
+    """`count` generated captures, the same ones for the same seed, whatever modules are loaded
+    (Hypothesis draws no constants from them here)."""
     drawn: list[GeneratedCapture] = []
 
     @settings(
@@ -1544,7 +1544,8 @@ def sample(count: int, seed: int) -> tuple[GeneratedCapture, ...]:
     def collect(capture: GeneratedCapture) -> None:
         drawn.append(capture)
 
-    collect()
+    with without_local_constants():
+        collect()
     return tuple(drawn)
 
 

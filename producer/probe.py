@@ -35,10 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from streamroute.conformance.implementation import AdapterFailure, AdapterSkipped, Implementation, Produced
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.limits import MAX_VECTOR_FILE_BYTES, loads
 from streamroute.conformance.progress import Progress
 from streamroute.conformance.requirements import read_requirements
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.schemas import SPEC_DIR
 from streamroute.conformance.vector_files import write_vector
 from streamroute.conformance.vectors import Vector

@@ -11,27 +11,13 @@ before the fault (CORE-FAULT-2).
 
 from __future__ import annotations
 
+from .codes import FAULT_CODES
 from .sse import EventRouter
 from .types import Outcome
 
-# The `error` codes that report a fault of the producer (spec/outcome.schema.json
-# `$defs/fault_code`; tests/test_event_types.py keeps the two equal). The sse profile's own
-# (`invalid_data`, `event_after_done`, `event_too_large`) come from the decoder, which this
-# router does not stop: the reference declares this option for core and custom-tools only.
-FAULT_CODES = frozenset(
-    {
-        "malformed_event",
-        "unknown_item",
-        "item_type_mismatch",
-        "duplicate_event",
-        "late_delta",
-        "done_mismatch",
-        "event_after_terminal",
-        "invalid_data",
-        "event_after_done",
-        "event_too_large",
-    }
-)
+# The sse profile's fault codes (`invalid_data`, `event_after_done`, `event_too_large`) come from
+# the decoder, which this router does not stop: the reference declares this option for core and
+# custom-tools only.
 _TERMINAL = frozenset({"completed", "failed", "incomplete"})
 
 

@@ -10,42 +10,45 @@ events, which is what makes the vectors exact.
 All state that affects routing lives in this module, in five state machines:
 their transition tables follow this comment, and the spec has the same ones
 (spec/core.md section 8a, spec/custom-tools.md section 2.1; tests/test_states.py
-keeps them equal). Each maps a state to the events that move it out of it and
-the state each leads to; every change of state goes through `_move`, which
-looks it up there. An event a state does not list leaves it as it is (a
-delta to a STREAMING part) or is refused before anything moves (a delta to a
-DONE part, as the handlers below say).
+keeps them equal). Each maps a state to the events it answers: with the state
+the event moves it to, or with `Refused(code)`, the `error` the router reports
+instead of routing the event. An event a state does not list leaves it as it
+is (a delta to a STREAMING part). Every change of state, and every refusal
+that depends on a state, goes through `_move`, which looks the answer up
+there: the tables decide, and the handlers below only say which event
+happens to which machine.
 
 * the stream (`STREAM_TRANSITIONS`): OPEN until the first terminal event, then
-  TERMINAL, where every event is refused (CORE-LIFE-4); or STOPPED by an
-  `error` event under the option `error_event: ends_stream`, or a nested one
-  under `nested_ends_stream` (CORE-ERR-3);
-  `close()` makes it CLOSED. After STOPPED and CLOSED every event is ignored
-  without an outcome.
+  TERMINAL, which refuses every event (CORE-LIFE-4); or STOPPED by an `error`
+  event under the option `error_event: ends_stream`, or a nested one under
+  `nested_ends_stream` (CORE-ERR-3); `close()` makes it CLOSED. After STOPPED
+  and CLOSED every event is ignored without an outcome.
 * each announced output item (`ITEM_TRANSITIONS`), keyed by item id: OPEN
-  until its `response.output_item.done`, then DONE.
-* each text content part of a message, and each streamed preview of a
-  catalogue call, is a `Part` (`PART_TRANSITIONS`): OPEN, then STREAMING once
-  a delta is buffered, DONE at its `.done` event (or when its item is done).
-  Its deltas are buffered up to `MAX_BUFFERED_BYTES`; past it the buffer is
-  dropped for good (DROPPED) and the part is no longer compared (CORE-LIMIT-3).
-  A preview is never buffered: it is only ever marked done.
-* each call (`CALL_TRANSITIONS`), function or custom: ANNOUNCED, STREAMING
-  with its first delta, COMPLETE once its complete text is known (its
-  arguments `.done`, or its done item: CORE-ARGS-5), CALLED once it produced
-  its `tool.call`, and RESOLVED when nothing more comes of it. It produces its
-  one `tool.call` or `tool.error` (CORE-CALL-1) at its done item (the
-  canonical point), at its arguments `.done` (option `arguments_done`), or
-  when the stream ends with the call still open. A call CALLED at its
-  arguments `.done` is then confirmed by its done item, or retracted (`error`
-  `call_retracted`, CORE-CALL-12, -13, -14). The delta that would take its
-  buffer past `MAX_BUFFERED_BYTES` resolves it as `tool.error` `too_large`
-  and drops the buffer (TOO_LARGE, CORE-LIMIT-1). A catalogue call
+  until its `response.output_item.done`, then DONE, which refuses every later
+  event for it.
+* each content part of a message, and each streamed preview of a catalogue
+  call, is a `Part` (`PART_TRANSITIONS`): OPEN, then STREAMING from its first
+  delta, DONE at its `.done` event or when its item is done. A text part's
+  deltas are buffered up to `MAX_BUFFERED_BYTES`; past it the buffer is
+  dropped for good (DROPPED) and the part is no longer compared
+  (CORE-LIMIT-3). A refusal's and a preview's deltas are never buffered.
+* each call, function or custom, is a `Call` (`CALL_TRANSITIONS`) beside its
+  item: ANNOUNCED, STREAMING with its first delta, COMPLETE once its complete
+  text is known (its arguments `.done`, or its done item: CORE-ARGS-5), CALLED
+  once it produced its `tool.call`, and RESOLVED when nothing more comes of it.
+  It produces its one `tool.call` or `tool.error` (CORE-CALL-1) at its done
+  item (the canonical point), at its arguments `.done` (option
+  `arguments_done`), or when the stream ends with the call still open. A call
+  CALLED at its arguments `.done` is then confirmed by its done item, or
+  retracted (`error` `call_retracted`, CORE-CALL-12, -13, -14). The delta that
+  would take its buffer past `MAX_BUFFERED_BYTES` resolves it as `tool.error`
+  `too_large` and drops the buffer (TOO_LARGE, CORE-LIMIT-1). A catalogue call
   (`apply_patch_call`, `shell_call`, `local_shell_call`, `computer_call`,
   `tool_search_call`, `mcp_approval_request`: spec/core.md section 5.1) is a
-  call too, complete at its done item and resolved from that item's fields
-  alone. A shell call outside a local environment, or a tool search the
-  server executes, is *hosted*: no call at all, it never moves.
+  call too, complete at its done item, whose input its type's reader takes
+  from that item's fields alone (`CATALOGUE_CALLS`). A shell call outside a
+  local environment, or a tool search the server executes, is *hosted*: no
+  call at all, it never moves.
 * the consumer slot of the custom-tools profile (`SLOT_TRANSITIONS`,
   spec/custom-tools.md): EMPTY, or ACTIVE with one diff consumer bound to one
   custom call (its item and its call id). The events that move it:
@@ -76,13 +79,16 @@ Each event type maps to one handler in `_ROUTES`. A handler first reads and
 checks every field it needs with the accessors of fields.py (raising
 `Violation`, which becomes one `error` outcome and leaves the state
 untouched), then looks up the event's item (CORE-EVT-8), then moves states
-and returns outcomes. Whatever else a handler raises is a bug of the router;
-`feed` contains it as an `error` too, since a router never raises on its
-input (CORE-EVT-2). What makes routing fast lives in fields.py, behind those
-accessors. Here there are three more pieces of speed, each said where it
-lives: `feed` checks an event's type by finding it in the routing table,
-and reads the stream time only when the router has consumers, the one
-reader of it; and a `Buffer` keeps its deltas in runs (`DELTAS_PER_RUN`).
+(where a table may refuse the event, raising `Violation` as well) and
+returns outcomes. A call's input that cannot run is a `ToolError`, the code
+and message of its `tool.error`. Whatever else a handler raises is a bug of
+the router; `feed` contains it as an `error` too, since a router never raises
+on its input (CORE-EVT-2). What makes routing fast lives in fields.py, behind
+those accessors. Here there are four more pieces of speed, each said where
+it lives: `feed` checks an event's type by finding it in the routing table,
+asks the stream's table only in a state that answers an event, and reads the
+stream time only when the router has consumers, the one reader of it; and a
+`Buffer` keeps its deltas in runs (`DELTAS_PER_RUN`).
 Requirement ids in comments refer to spec/core.md and spec/custom-tools.md.
 """
 
@@ -93,8 +99,9 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, final
 
+from .codes import ROUTER_ERROR_CODES
 from .consumers import ConsumerRegistry, DiffConsumer, Finished
 from .fields import (
     Violation,
@@ -114,49 +121,116 @@ from .fields import (
 from .types import JSONObject, Outcome, Payload, error_outcome
 
 # -- the state machines --------------------------------------------------------
-# state -> {event: the state it moves to}; `_move` is the one way a state changes.
+# state -> {event: the state it moves to, or the refusal that keeps it there}; an event a
+# state does not list leaves it as it is. `_move` is the one way a state changes.
 
+
+@final
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A table's answer that a state refuses an event: nothing moves, and the router reports
+    `error` `code` (one of spec/outcome.schema.json `$defs/router_error_code`) instead."""
+
+    code: str
+
+    def __post_init__(self) -> None:
+        if self.code not in ROUTER_ERROR_CODES:
+            raise ValueError(f"{self.code!r} is not an error code of a router (spec/outcome.schema.json)")
+
+
+# The stream routes every event while OPEN. Its first terminal event ends the response: from
+# then on every event is refused (CORE-LIFE-4) and only close() moves it. An `error` event
+# under `error_event: ends_stream`, or a nested one under `nested_ends_stream`, stops it
+# instead (CORE-ERR-3). STOPPED and CLOSED answer no event: `feed` ignores every event there
+# without an outcome, as `close()` a second close.
 StreamState = Literal["OPEN", "TERMINAL", "STOPPED", "CLOSED"]
-StreamEvent = Literal["terminal", "stop", "close"]
-STREAM_TRANSITIONS: dict[StreamState, dict[StreamEvent, StreamState]] = {
+StreamEvent = Literal["event", "terminal", "stop", "close"]
+STREAM_TRANSITIONS: dict[StreamState, dict[StreamEvent, StreamState | Refused]] = {
     "OPEN": {"terminal": "TERMINAL", "stop": "STOPPED", "close": "CLOSED"},  # CORE-LIFE-2, CORE-ERR-3
-    "TERMINAL": {"close": "CLOSED"},  # every event is refused (CORE-LIFE-4)
+    "TERMINAL": {"event": Refused("event_after_terminal"), "close": "CLOSED"},  # CORE-LIFE-4
     "STOPPED": {"close": "CLOSED"},  # every event is ignored (CORE-ERR-3)
     "CLOSED": {},  # every event is ignored; `end` was the last outcome (CORE-LIFE-5)
 }
 
+# An item is OPEN from its announcement (or its done event, if that comes first) to its
+# output_item.done. Once DONE, it refuses every later event for it: here its done event and a
+# reasoning delta; its parts, DONE with it, refuse theirs (PART_TRANSITIONS), and its call,
+# resolved by then, its own (CALL_TRANSITIONS).
 ItemState = Literal["OPEN", "DONE"]
-ItemEvent = Literal["done"]
-ITEM_TRANSITIONS: dict[ItemState, dict[ItemEvent, ItemState]] = {
+ItemEvent = Literal["done", "delta"]
+ITEM_TRANSITIONS: dict[ItemState, dict[ItemEvent, ItemState | Refused]] = {
     "OPEN": {"done": "DONE"},  # its output_item.done (CORE-ITEM-1, -6)
-    "DONE": {},  # every later event for it is refused (CORE-TEXT-6, CORE-CALL-1)
+    "DONE": {
+        "done": Refused("duplicate_event"),  # CORE-ITEM-14, CORE-CALL-1
+        "delta": Refused("late_delta"),  # a reasoning delta (CORE-TEXT-6)
+    },
 }
 
+# A part streams from its first delta to its .done. A text part buffers its deltas, to compare
+# them with its .done's text (CORE-TEXT-11); the delta that takes the buffer past the limit
+# drops it, and the part's deltas are shown from then on but never compared (CORE-LIMIT-3). A
+# refusal's and a preview's deltas are only shown, never buffered. Once DONE, every delta and
+# .done for it is refused; a part of a DONE item is DONE whatever its own state.
 PartState = Literal["OPEN", "STREAMING", "DROPPED", "DONE"]
 PartEvent = Literal["delta", "overflow", "done"]
-PART_TRANSITIONS: dict[PartState, dict[PartEvent, PartState]] = {
-    "OPEN": {"delta": "STREAMING", "overflow": "DROPPED", "done": "DONE"},
+PART_TRANSITIONS: dict[PartState, dict[PartEvent, PartState | Refused]] = {
+    "OPEN": {"delta": "STREAMING", "done": "DONE"},  # CORE-TEXT-1
     "STREAMING": {"overflow": "DROPPED", "done": "DONE"},  # its .done compares (CORE-TEXT-2, -11)
     "DROPPED": {"done": "DONE"},  # deltas shown, no longer compared (CORE-LIMIT-3)
-    "DONE": {},  # a later delta or .done is refused (CORE-TEXT-6, -7, CORE-CALLTYPE-8)
+    "DONE": {
+        "delta": Refused("late_delta"),  # CORE-TEXT-6, CORE-CALLTYPE-8
+        "done": Refused("duplicate_event"),  # CORE-TEXT-7, CORE-CALLTYPE-9
+    },
 }
 
+# A call buffers its deltas until its first complete text: its arguments .done (`complete`)
+# or its done item (`stated`). It then resolves once, as tool.call (`call`) or tool.error
+# (`error`), and its done item (`done`) confirms a call made at its .done, unless that item
+# retracts it (`retract`). Past the limit it is TOO_LARGE: resolved as tool.error too_large,
+# it refuses its deltas and waits for its .done or done item. Once its text is complete, a
+# delta is late and another .done a duplicate.
 CallState = Literal["ANNOUNCED", "STREAMING", "COMPLETE", "CALLED", "TOO_LARGE", "RESOLVED"]
-CallEvent = Literal["delta", "overflow", "complete", "call", "error", "confirm", "retract", "done"]
-CALL_TRANSITIONS: dict[CallState, dict[CallEvent, CallState]] = {
-    "ANNOUNCED": {"delta": "STREAMING", "overflow": "TOO_LARGE", "complete": "COMPLETE", "error": "RESOLVED"},
-    "STREAMING": {"overflow": "TOO_LARGE", "complete": "COMPLETE", "error": "RESOLVED"},  # CORE-ARGS-1
-    "COMPLETE": {"call": "CALLED", "error": "RESOLVED"},  # CORE-CALL-2, -5, CORE-CALL-8
-    "CALLED": {"confirm": "RESOLVED", "retract": "RESOLVED"},  # CORE-CALL-12, -13, -14
-    "TOO_LARGE": {"complete": "RESOLVED", "done": "RESOLVED"},  # CORE-LIMIT-1, its .done and item: -6
-    "RESOLVED": {},  # its one outcome is out (CORE-CALL-1)
+CallEvent = Literal["delta", "overflow", "complete", "stated", "call", "error", "retract", "done"]
+CALL_TRANSITIONS: dict[CallState, dict[CallEvent, CallState | Refused]] = {
+    "ANNOUNCED": {"delta": "STREAMING", "complete": "COMPLETE", "stated": "COMPLETE", "error": "RESOLVED"},
+    "STREAMING": {  # CORE-ARGS-1
+        "overflow": "TOO_LARGE",  # CORE-LIMIT-1
+        "complete": "COMPLETE",  # CORE-ARGS-5, -6
+        "stated": "COMPLETE",
+        "error": "RESOLVED",
+    },
+    "COMPLETE": {
+        "call": "CALLED",  # CORE-CALL-2, CORE-CALL-8
+        "error": "RESOLVED",  # CORE-CALL-5, -7
+        "delta": Refused("late_delta"),  # CORE-ARGS-4
+        "complete": Refused("duplicate_event"),  # CORE-ARGS-7
+    },
+    "CALLED": {
+        "done": "RESOLVED",  # its done item confirms it (CORE-CALL-2, -13, -20)
+        "retract": "RESOLVED",  # CORE-CALL-12, -13, -14
+        "delta": Refused("late_delta"),
+        "complete": Refused("duplicate_event"),
+    },
+    "TOO_LARGE": {
+        "delta": Refused("too_large"),  # CORE-LIMIT-5
+        "complete": "RESOLVED",  # CORE-LIMIT-6
+        "done": "RESOLVED",
+    },
+    "RESOLVED": {  # its one outcome is out (CORE-CALL-1)
+        "delta": Refused("late_delta"),
+        "complete": Refused("duplicate_event"),
+    },
 }
 # The states in which a call has produced its one tool.call or tool.error.
 _RESOLVED: frozenset[CallState] = frozenset({"CALLED", "TOO_LARGE", "RESOLVED"})
 
+# The slot holds a consumer from the announcement of a custom call whose tool has one to the
+# moment that call resolves, its consumer raises, or another call or the response's end drops
+# it. It refuses no event: a delta it does not take is skipped (CUSTOM-DELTA-2), and a
+# consumer's failure is contained the same way in either state (CUSTOM-FAIL-1).
 SlotState = Literal["EMPTY", "ACTIVE"]
 SlotEvent = Literal["bind", "release", "fail", "drop"]
-SLOT_TRANSITIONS: dict[SlotState, dict[SlotEvent, SlotState]] = {
+SLOT_TRANSITIONS: dict[SlotState, dict[SlotEvent, SlotState | Refused]] = {
     "EMPTY": {"bind": "ACTIVE"},  # a custom call announced, its tool has a consumer (CUSTOM-SLOT-2)
     "ACTIVE": {
         "release": "EMPTY",  # its call resolves: finished if a tool.call (CUSTOM-FIN-1, -4)
@@ -169,10 +243,17 @@ State = TypeVar("State", bound=str)
 Event = TypeVar("Event", bound=str)
 
 
-def _move(transitions: Mapping[State, Mapping[Event, State]], state: State, event: Event) -> State:
-    """The state `event` moves `state` to, by its machine's table. A move the table lacks
-    is a bug of this module, which `feed` reports (CORE-EVT-2)."""
-    return transitions[state][event]
+def _move(
+    transitions: Mapping[State, Mapping[Event, State | Refused]], state: State, event: Event, about: str = ""
+) -> State:
+    """The state `event` moves `state` to, by its machine's table; or, when the table refuses
+    the event there, `Violation` with the refusal's code, before anything moved. `about` (an
+    item id, the type of the event the stream refuses) goes into the refusal's message; it is
+    formatted only then, since every delta passes here."""
+    answer = transitions[state].get(event, state)
+    if type(answer) is Refused:
+        raise Violation(answer.code, f"{event!r} refused in state {state}" + (f" ({about})" if about else ""))
+    return answer
 
 
 # -- the routing tables ----------------------------------------------------------
@@ -183,16 +264,7 @@ ErrorEvent = Literal["routed", "ends_stream", "nested_ends_stream"]
 ItemCorrelation = Literal["item_id", "output_index"]
 
 CALL_TYPES = {"function_call": "function", "custom_tool_call": "custom"}
-# The call catalogue's other client calls (spec/core.md section 5.1): item type -> the
-# tool_type of its tool.call. Their input is the done item's alone (CORE-CALLTYPE-2).
-CATALOGUE_CALL_TYPES = {
-    "apply_patch_call": "apply_patch",
-    "shell_call": "shell",
-    "local_shell_call": "local_shell",
-    "computer_call": "computer",
-    "tool_search_call": "tool_search",
-    "mcp_approval_request": "mcp_approval",
-}
+# The call catalogue's other client calls are `CATALOGUE_CALLS`, after their readers.
 # The streamed previews of catalogue calls (CORE-CALLTYPE-6, -11): event type -> (item type,
 # the field of its text, the field of its index, or None for the item's one preview).
 PREVIEW_EVENTS = {
@@ -347,8 +419,21 @@ class Part(Buffer):
 
 
 @dataclass(slots=True)
+class Call:
+    """What a call item is beyond an item (CALL_TRANSITIONS): where its call is, its deltas, its
+    complete text, and who runs it."""
+
+    state: CallState = "ANNOUNCED"
+    arguments: Buffer = field(default_factory=Buffer)  # its deltas (arguments or input)
+    complete: str | None = None  # its complete text, once one is known (CORE-ARGS-5)
+    # Not a state: who runs a catalogue call, as its item's latest form says (CORE-CALLTYPE-4).
+    hosted: bool = False
+
+
+@dataclass(slots=True)
 class Item:
-    """An announced output item (ITEM_TRANSITIONS); a call item is also a call (CALL_TRANSITIONS)."""
+    """An announced output item (ITEM_TRANSITIONS): what it states, its parts, and the call it is,
+    if it is one (every item of `CALL_TYPES` and `CATALOGUE_CALLS`)."""
 
     id: str
     type: str
@@ -357,15 +442,26 @@ class Item:
     name: str | None = None
     namespace: str | None = None
     status: str | None = None  # as its announcement states it; read from the done item only
-    # Not a state: who runs a catalogue item, as its latest form says (CORE-CALLTYPE-4).
-    hosted: bool = False
     phase: str | None = None  # a message's, as its announcement states it (CORE-TEXT-9)
     agent: str | None = None  # the agent that produced it, as its announcement states it (CORE-TEXT-12)
+    call: Call | None = None
     state: ItemState = "OPEN"
-    call: CallState = "ANNOUNCED"
     parts: defaultdict[int, Part] = field(default_factory=partial(defaultdict, Part))  # by content index
-    arguments: Buffer = field(default_factory=Buffer)  # a call's deltas (arguments or input)
-    complete: str | None = None  # a call's complete text, once one is known (CORE-ARGS-5)
+
+
+def _part(item: Item, index: int, event: PartEvent) -> Part:
+    """Part `index` of `item`, moved by `event` (PART_TRANSITIONS): DONE, whatever its own state,
+    once its item is."""
+    part = item.parts[index]
+    part.state = _move(PART_TRANSITIONS, part.state if item.state == "OPEN" else "DONE", event, item.id)
+    return part
+
+
+def _call_of(item: Item) -> Call:
+    """The call of an item of a call type, which every such item is announced with."""
+    call = item.call
+    assert call is not None, f"{item.type} item {item.id!r} is no call"
+    return call
 
 
 @dataclass(slots=True)
@@ -375,6 +471,14 @@ class Slot:
     item: Item
     call_id: str
     consumer: DiffConsumer
+
+
+@dataclass(frozen=True, slots=True)
+class ToolError:
+    """Why a call cannot run: the `code` and `message` of its `tool.error`."""
+
+    code: str
+    message: str
 
 
 def _consumer_outcome(kind: str, slot: Slot, payload: Payload, call_id: str | None = None) -> Outcome:
@@ -399,21 +503,18 @@ def _consumer_failed(item_id: str, call_id: str, exc: Exception) -> Outcome:
     )
 
 
-def _parse_arguments(text: str) -> tuple[JSONObject | None, str, str]:
-    """Parse function arguments strictly (CORE-CALL-3): (value, code, message)."""
+def _parse_arguments(text: str) -> JSONObject | ToolError:
+    """Function arguments, parsed strictly (CORE-CALL-3), or why they cannot run."""
+    # CORE-LIMIT-2 first: a text nested too deep is refused before it is parsed.
     if text.count("[") + text.count("{") > MAX_ARGUMENTS_DEPTH and _nests_deeper(text, MAX_ARGUMENTS_DEPTH):
-        return None, "too_deep", f"arguments nest deeper than {MAX_ARGUMENTS_DEPTH} levels"  # CORE-LIMIT-2
+        return ToolError("too_deep", f"arguments nest deeper than {MAX_ARGUMENTS_DEPTH} levels")
     try:
         value = loads_arguments(text)  # CORE-CALL-3, -10, -11
     except ValueError as exc:
-        return None, "invalid_json", f"arguments are not valid JSON: {exc}"
+        return ToolError("invalid_json", f"arguments are not valid JSON: {exc}")
     if not isinstance(value, dict):
-        return (
-            None,
-            "invalid_arguments",
-            f"arguments must be a JSON object, got {type(value).__name__}",
-        )
-    return value, "", ""
+        return ToolError("invalid_arguments", f"arguments must be a JSON object, got {type(value).__name__}")
+    return value
 
 
 # CORE-LIMIT-2, outside a string: a run of openers, a run of closers, or a string's start;
@@ -462,60 +563,124 @@ def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
 
 
+# -- the call catalogue (spec/core.md section 5.1) -----------------------------------
+# One reader per call type: a catalogue call's input fields for its tool.call, read from its
+# done item alone (CORE-CALLTYPE-2), or why it cannot run: a field that is absent is
+# `incomplete` (CORE-CALLTYPE-10), one of the wrong shape `invalid_arguments` (CORE-CALLTYPE-7).
+
+InputReader = Callable[[JSONObject], JSONObject | ToolError]
+
+
+def _absent(name: str) -> ToolError:
+    return ToolError("incomplete", f"the done item has no {name}")
+
+
+def _stated_object(done: JSONObject, name: str) -> JSONObject | ToolError:
+    """The object the done item states as `name`, or why it cannot run."""
+    value = done.get(name)
+    if value is None:
+        return _absent(name)
+    if not isinstance(value, dict):
+        return ToolError("invalid_arguments", f"{name} must be an object, got {type(value).__name__}")
+    return value
+
+
 _OPERATIONS = {"create_file": True, "update_file": True, "delete_file": False}  # -> carries a diff
 
 
-def _catalogue_input(tool_type: str, done: JSONObject) -> tuple[JSONObject | None, str, str]:
-    """A catalogue call's input fields for its tool.call, read from its done item alone
-    (CORE-CALLTYPE-2): (fields, code, message). A field that is absent is `incomplete`; one
-    of the wrong shape is `invalid_arguments` (CORE-CALLTYPE-7)."""
-    source = {"apply_patch": "operation", "shell": "action", "local_shell": "action"}.get(tool_type)
-    if tool_type == "computer":  # the GA tool states `actions`, the preview tool one `action`
-        source = "actions" if done.get("actions") is not None else "action"
-    elif tool_type in ("tool_search", "mcp_approval"):
-        source = "arguments"
-    assert source is not None
-    value = done.get(source)
-    if value is None:
-        return None, "incomplete", f"the done item has no {source}"
-    if tool_type == "mcp_approval":
-        server_label = done.get("server_label")
-        if server_label is None:  # CORE-CALLTYPE-10: no server to answer
-            return None, "incomplete", "the done item has no server_label"
-        if not isinstance(value, str) or not isinstance(server_label, str):
-            return None, "invalid_arguments", "an approval request needs string arguments and server_label"
-        arguments, code, message = _parse_arguments(value)  # CORE-CALL-3, -10, -11, CORE-LIMIT-2
-        if arguments is None:
-            return None, code, message
-        return {"arguments": arguments, "server_label": server_label}, "", ""
-    if tool_type == "computer":
-        actions = value if source == "actions" else [value]
-        if not isinstance(actions, list) or not all(
-            isinstance(action, dict) and isinstance(action.get("type"), str) for action in actions
-        ):
-            return None, "invalid_arguments", f"{source} must hold action objects with a string type"
-        fields: JSONObject = {"actions": actions}
-        checks = done.get("pending_safety_checks")
-        if checks is not None and not isinstance(checks, list):  # CORE-CALLTYPE-7: never dropped unread
-            return None, "invalid_arguments", "pending_safety_checks must be an array"
-        if checks is not None:
-            fields["pending_safety_checks"] = checks
-        return fields, "", ""
-    if not isinstance(value, dict):
-        return None, "invalid_arguments", f"{source} must be an object, got {type(value).__name__}"
-    operation_type = value.get("type")
-    if tool_type == "apply_patch" and not (
+def _apply_patch_input(done: JSONObject) -> JSONObject | ToolError:
+    operation = _stated_object(done, "operation")
+    if isinstance(operation, ToolError):
+        return operation
+    operation_type = operation.get("type")
+    if not (
         isinstance(operation_type, str)
         and operation_type in _OPERATIONS
-        and isinstance(value.get("path"), str)
-        and (not _OPERATIONS[operation_type] or isinstance(value.get("diff"), str))
+        and isinstance(operation.get("path"), str)
+        and (not _OPERATIONS[operation_type] or isinstance(operation.get("diff"), str))
     ):
-        return None, "invalid_arguments", "operation needs a known type, a string path, and a diff to write"
-    if tool_type == "shell" and not _strings(value.get("commands")):
-        return None, "invalid_arguments", "action.commands must be an array of strings"
-    if tool_type == "local_shell" and not (value.get("type") == "exec" and _strings(value.get("command"))):
-        return None, "invalid_arguments", "action must be of type exec with a command array of strings"
-    return {source: value}, "", ""
+        message = "operation needs a known type, a string path, and a diff to write"
+        return ToolError("invalid_arguments", message)
+    return {"operation": operation}
+
+
+def _shell_input(done: JSONObject) -> JSONObject | ToolError:
+    action = _stated_object(done, "action")
+    if isinstance(action, ToolError):
+        return action
+    if not _strings(action.get("commands")):
+        return ToolError("invalid_arguments", "action.commands must be an array of strings")
+    return {"action": action}
+
+
+def _local_shell_input(done: JSONObject) -> JSONObject | ToolError:
+    action = _stated_object(done, "action")
+    if isinstance(action, ToolError):
+        return action
+    if not (action.get("type") == "exec" and _strings(action.get("command"))):
+        return ToolError("invalid_arguments", "action must be of type exec with a command array of strings")
+    return {"action": action}
+
+
+def _computer_input(done: JSONObject) -> JSONObject | ToolError:
+    """The GA tool states `actions`, the preview tool one `action`: a list of one."""
+    name = "actions" if done.get("actions") is not None else "action"
+    value = done.get(name)
+    if value is None:
+        return _absent(name)
+    actions = value if name == "actions" else [value]
+    if not isinstance(actions, list) or not all(
+        isinstance(action, dict) and isinstance(action.get("type"), str) for action in actions
+    ):
+        return ToolError("invalid_arguments", f"{name} must hold action objects with a string type")
+    fields: JSONObject = {"actions": actions}
+    checks = done.get("pending_safety_checks")
+    if checks is not None and not isinstance(checks, list):  # CORE-CALLTYPE-7: never dropped unread
+        return ToolError("invalid_arguments", "pending_safety_checks must be an array")
+    if checks is not None:
+        fields["pending_safety_checks"] = checks
+    return fields
+
+
+def _tool_search_input(done: JSONObject) -> JSONObject | ToolError:
+    arguments = _stated_object(done, "arguments")
+    return arguments if isinstance(arguments, ToolError) else {"arguments": arguments}
+
+
+def _mcp_approval_input(done: JSONObject) -> JSONObject | ToolError:
+    """CORE-CALLTYPE-5: its arguments are JSON text, parsed as a function call's are."""
+    text, server_label = done.get("arguments"), done.get("server_label")
+    if text is None:
+        return _absent("arguments")
+    if server_label is None:  # CORE-CALLTYPE-10: no server to answer
+        return _absent("server_label")
+    if not isinstance(text, str) or not isinstance(server_label, str):
+        return ToolError("invalid_arguments", "an approval request needs string arguments and server_label")
+    arguments = _parse_arguments(text)  # CORE-CALL-3, -10, -11, CORE-LIMIT-2
+    if isinstance(arguments, ToolError):
+        return arguments
+    return {"arguments": arguments, "server_label": server_label}
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogueCall:
+    """A call type of the catalogue: the `tool_type` of its tool.call, and the reader of its input."""
+
+    tool_type: str
+    read: InputReader
+
+
+# The call catalogue's other client calls, by item type (spec/core.md section 5.1).
+CATALOGUE_CALLS = {
+    "apply_patch_call": CatalogueCall("apply_patch", _apply_patch_input),
+    "shell_call": CatalogueCall("shell", _shell_input),
+    "local_shell_call": CatalogueCall("local_shell", _local_shell_input),
+    "computer_call": CatalogueCall("computer", _computer_input),
+    "tool_search_call": CatalogueCall("tool_search", _tool_search_input),
+    _APPROVAL: CatalogueCall("mcp_approval", _mcp_approval_input),
+}
+# item type -> the tool_type of its tool.call
+CATALOGUE_CALL_TYPES = {item_type: call.tool_type for item_type, call in CATALOGUE_CALLS.items()}
 
 
 class Router:
@@ -538,6 +703,9 @@ class Router:
         self._error_event_ends = error_event  # which error events end the stream (CORE-ERR-3)
         self._correlate_by_index = item_correlation == "output_index"  # CORE-ITEM-10
         self._stream: StreamState = "OPEN"
+        # Not a state: what the stream's state answers every event, read from its table when it
+        # moves, so that `feed` asks the table only in a state that answers one (CORE-LIFE-4).
+        self._event_answer = STREAM_TRANSITIONS["OPEN"].get("event")
         # Not a state: the status `end` states (CORE-LIFE-8), the terminal event's once
         # there is one, "failed" after an error event before it, "truncated" otherwise.
         self._end_status = "truncated"
@@ -578,8 +746,8 @@ class Router:
                 route = None
             if route is None:  # malformed unless a string; then unknown (CORE-EVT-3)
                 event_type, route = required_str(event, "type"), Router._unrouted
-            if stream == "TERMINAL":  # CORE-LIFE-4
-                raise Violation("event_after_terminal", f"{event_type} after the terminal event")
+            if self._event_answer is not None:  # refused after the terminal event (CORE-LIFE-4)
+                self._move_stream("event", event_type)
             return route(self, event)
         except Violation as violation:
             return [error_outcome(violation.code, f"event {self._events_seen - 1}: {violation.message}")]
@@ -591,10 +759,15 @@ class Router:
         if self._stream == "CLOSED":
             return []
         ended = self._stream == "TERMINAL"
-        self._stream = _move(STREAM_TRANSITIONS, self._stream, "close")
+        self._move_stream("close")
         outcomes = [] if ended else self._end_response()  # the response ends here
         outcomes.append({"kind": "end", "status": self._end_status})  # CORE-LIFE-5
         return outcomes
+
+    def _move_stream(self, event: StreamEvent, about: str = "") -> None:
+        """Move the stream by its table, and read what its new state answers an event."""
+        self._stream = _move(STREAM_TRANSITIONS, self._stream, event, about)
+        self._event_answer = STREAM_TRANSITIONS[self._stream].get("event")
 
     # -- lifecycle and errors ------------------------------------------------
 
@@ -625,7 +798,7 @@ class Router:
                     optional_str(error, "message", "response.error.") or "the response failed",
                 )
             )
-        self._stream = _move(STREAM_TRANSITIONS, self._stream, "terminal")
+        self._move_stream("terminal")
         self._end_status = status  # CORE-LIFE-2
         return outcomes + self._end_response()
 
@@ -637,7 +810,7 @@ class Router:
         self._end_status = "failed"  # unless a terminal event follows (CORE-LIFE-8, CORE-ERR-4)
         ends = self._error_event_ends
         if ends == "ends_stream" or (ends == "nested_ends_stream" and nested is not None):  # CORE-ERR-3
-            self._stream = _move(STREAM_TRANSITIONS, self._stream, "stop")
+            self._move_stream("stop")
         return [error_outcome(code, message)]  # CORE-ERR-1
 
     # -- items ---------------------------------------------------------------
@@ -649,6 +822,7 @@ class Router:
         output_index = optional_index(event, "output_index")
         if output_index is None:
             output_index = len(self._items)
+        is_call = item_type in CALL_TYPES or item_type in CATALOGUE_CALLS
         return Item(
             id=item_id,
             type=item_type,
@@ -657,9 +831,9 @@ class Router:
             name=optional_str(item, "name", "item."),
             namespace=optional_str(item, "namespace", "item."),
             status=optional_str(item, "status", "item."),  # CORE-ITEM-9: read at done only
-            hosted=_hosted(item_type, item),
             phase=label(item, "phase"),  # CORE-TEXT-9: only a label, never malformed
             agent=agent_name(item),  # CORE-TEXT-12: a label too
+            call=Call(hosted=_hosted(item_type, item)) if is_call else None,
         )
 
     def _register(self, item: Item) -> None:
@@ -676,12 +850,12 @@ class Router:
         if item.type == "custom_tool_call":  # CUSTOM-SLOT-2, -5, -6, -7
             return self._bind_consumer(item)
         if item.type == "function_call":  # CUSTOM-SLOT-3
-            self._empty_slot("drop")
+            self._move_slot("drop")
         return []  # CUSTOM-SLOT-4
 
     def _bind_consumer(self, item: Item) -> list[Outcome]:
         """Set the slot for a custom call just announced; the old consumer is dropped."""
-        self._empty_slot("drop")
+        self._move_slot("drop")
         factory = self._consumers.get((item.namespace, item.name)) if item.name is not None else None
         if factory is None or item.call_id is None:
             return []
@@ -689,17 +863,15 @@ class Router:
             consumer = factory()
         except Exception as exc:  # CUSTOM-FAIL-1: a plug-in may fail in any way
             return [_consumer_failed(item.id, item.call_id, exc)]
-        _move(SLOT_TRANSITIONS, self.slot_state, "bind")
-        self._slot = Slot(item, item.call_id, consumer)
+        self._move_slot("bind", Slot(item, item.call_id, consumer))
         return []
 
-    def _empty_slot(self, event: SlotEvent) -> Slot | None:
-        """Empty the slot, if it is ACTIVE, and return what it held."""
-        slot = self._slot
-        if slot is not None:
-            _move(SLOT_TRANSITIONS, "ACTIVE", event)
-            self._slot = None
-        return slot
+    def _move_slot(self, event: SlotEvent, bound: Slot | None = None) -> Slot | None:
+        """Move the slot by its table: EMPTY, it holds nothing; ACTIVE, the consumer `bound` by
+        this event, or the one it held. Returns what it held before."""
+        held = self._slot
+        self._slot = None if _move(SLOT_TRANSITIONS, self.slot_state, event) == "EMPTY" else bound or held
+        return held
 
     def _item_done(self, event: JSONObject) -> list[Outcome]:
         done = required_object(event, "item")
@@ -714,21 +886,19 @@ class Router:
                 "item_type_mismatch",
                 f"item {item.id!r} was announced as {item.type}, done as {stated.type}",
             )
-        elif item.state == "DONE":  # CORE-ITEM-14, CORE-CALL-1
-            raise Violation("duplicate_event", f"item {item.id!r} is already done")
-        item.state = _move(ITEM_TRANSITIONS, item.state, "done")
-        if item.type in CATALOGUE_CALL_TYPES:  # CUSTOM-FIN-2: the slot is left alone
+        item.state = _move(ITEM_TRANSITIONS, item.state, "done", item.id)  # CORE-ITEM-14, CORE-CALL-1
+        if item.type in CATALOGUE_CALLS:  # CUSTOM-FIN-2: the slot is left alone
             return self._catalogue_call(item, stated, done)
         if item.type not in CALL_TYPES:
             return []  # CUSTOM-FIN-2: another item's done leaves the slot alone
+        call = _call_of(item)
         # A call made at its arguments .done (CORE-CALL-8): this item confirms it, or not.
-        called = item.call == "CALLED"
+        called = call.state == "CALLED"
         made_with = (item.call_id, item.name, item.namespace)
         outcomes = self._confirm_identity(item, stated)
         if complete is not None:
             outcomes += self._complete_arguments(item, complete, "the done item's " + str(complete_field))
-            if item.call in ("ANNOUNCED", "STREAMING", "TOO_LARGE"):  # its first complete source
-                item.call = _move(CALL_TRANSITIONS, item.call, "complete")
+            call.state = _move(CALL_TRANSITIONS, call.state, "stated")  # its first complete source, or not
         if called:  # every outcome so far is a done_mismatch
             made_call_id = made_with[0]
             assert made_call_id is not None  # a call is made with one (CORE-CALL-5)
@@ -739,17 +909,15 @@ class Router:
             elif item.call_id != made_call_id:  # CORE-CALL-20: the same call, at the id the response keeps
                 outcomes.append(self._readdressed(item, made_call_id))
         elif stated.status == "incomplete":  # CORE-CALL-5
-            outcomes += self._resolve_as_error(item, "incomplete", "the call item is incomplete")
+            outcomes += self._resolve_as_error(item, ToolError("incomplete", "the call item is incomplete"))
         else:
             outcomes += self._resolve(item)  # CORE-CALL-2
-        if item.call == "CALLED":  # made at its .done, or now: this item confirms it
-            item.call = _move(CALL_TRANSITIONS, item.call, "confirm")
-        elif item.call == "TOO_LARGE":
-            item.call = _move(CALL_TRANSITIONS, item.call, "done")
+        # Made at its .done, or now, this item confirms it; one past the limit ends here.
+        call.state = _move(CALL_TRANSITIONS, call.state, "done")
         # The call is resolved and every later event for it is refused before its text is
         # read (CORE-CALL-1, CORE-ARGS-4, -7): keep its identity, release its text.
-        item.arguments.clear()
-        item.complete = None
+        call.arguments.clear()
+        call.complete = None
         return outcomes
 
     def _confirm_identity(self, item: Item, stated: Item) -> list[Outcome]:
@@ -772,32 +940,35 @@ class Router:
 
     def _catalogue_call(self, item: Item, stated: Item, done: JSONObject) -> list[Outcome]:
         """A catalogue call's one outcome, from its done item alone (CORE-CALLTYPE-1, -2)."""
-        item.hosted = stated.hosted  # the done item says who runs it (CORE-CALLTYPE-4)
-        if item.hosted:
+        call = _call_of(item)
+        call.hosted = _call_of(stated).hosted  # the done item says who runs it (CORE-CALLTYPE-4)
+        if call.hosted:
             return []  # the server's call: never a client call, never incomplete
         # Its done item is its one complete source (CORE-CALLTYPE-2).
-        item.call = _move(CALL_TRANSITIONS, item.call, "complete")
+        call.state = _move(CALL_TRANSITIONS, call.state, "stated")
         outcomes = self._confirm_identity(item, stated)
         if stated.status in ("incomplete", "failed"):  # CORE-CALLTYPE-3
-            return outcomes + self._resolve_as_error(item, "incomplete", f"the call item is {stated.status}")
-        tool_type = CATALOGUE_CALL_TYPES[item.type]
-        fields, code, message = _catalogue_input(tool_type, done)
+            error = ToolError("incomplete", f"the call item is {stated.status}")
+            return outcomes + self._resolve_as_error(item, error)
+        catalogued = CATALOGUE_CALLS[item.type]
+        fields = catalogued.read(done)
         # CORE-CALL-22: incomplete, then duplicate_call_id, then the input's own faults.
-        if item.call_id is None or (tool_type == "mcp_approval" and item.name is None):
+        if item.call_id is None or (item.type == _APPROVAL and item.name is None):
             missing = "call_id" if item.call_id is None else "name"
-            return outcomes + self._resolve_as_error(item, "incomplete", f"the call has no {missing}")
-        if fields is None and code == "incomplete":  # CORE-CALLTYPE-10
-            return outcomes + self._resolve_as_error(item, code, message)
+            error = ToolError("incomplete", f"the call has no {missing}")
+            return outcomes + self._resolve_as_error(item, error)
+        if isinstance(fields, ToolError) and fields.code == "incomplete":  # CORE-CALLTYPE-10
+            return outcomes + self._resolve_as_error(item, fields)
         if item.call_id in self._called_ids:  # CORE-CALL-7
-            message = f"call id {item.call_id!r} was already called"
-            return outcomes + self._resolve_as_error(item, "duplicate_call_id", message)
-        if fields is None:  # CORE-CALLTYPE-7, and an approval's arguments as CORE-CALLTYPE-5 says
-            return outcomes + self._resolve_as_error(item, code, message)
+            return outcomes + self._resolve_as_error(item, self._duplicate(item.call_id))
+        if isinstance(fields, ToolError):  # CORE-CALLTYPE-7; an approval's arguments: CORE-CALLTYPE-5
+            return outcomes + self._resolve_as_error(item, fields)
         self._called(item, item.call_id)
-        item.call = _move(CALL_TRANSITIONS, item.call, "confirm")  # by the item that made it
-        name = item.name if tool_type == "mcp_approval" else tool_type
-        call = {"kind": "tool.call", "item_id": item.id, "call_id": item.call_id, "name": name}
-        return [*outcomes, {**call, "tool_type": tool_type, **fields}]
+        call.state = _move(CALL_TRANSITIONS, call.state, "done")  # by the item that made it
+        tool_type = catalogued.tool_type
+        name = item.name if item.type == _APPROVAL else tool_type
+        made = {"kind": "tool.call", "item_id": item.id, "call_id": item.call_id, "name": name}
+        return [*outcomes, {**made, "tool_type": tool_type, **fields}]
 
     def _correlated(self, output_index: int | None) -> Item | None:
         """Under `item_correlation: output_index`, the item announced at `output_index` (CORE-ITEM-10)."""
@@ -845,10 +1016,7 @@ class Router:
     def _text_delta(self, event: JSONObject) -> list[Outcome]:
         content_index, delta, item_id, output_index = delta_fields(event, "content_index")  # CORE-ITEM-7
         item = self._find_item(event, ("message",), item_id, output_index)  # CORE-EVT-8: after the fields
-        part = item.parts[content_index]
-        state = part.state
-        if state == "DONE" or item.state == "DONE":  # CORE-TEXT-6
-            raise Violation("late_delta", f"text delta after part {content_index} of {item.id!r} was done")
+        part = _part(item, content_index, "delta")  # CORE-TEXT-6
         routed: Outcome = {
             "kind": "text.delta",
             "item_id": item.id,
@@ -860,25 +1028,19 @@ class Router:
             routed["phase"] = item.phase
         if item.agent is not None:  # CORE-TEXT-12
             routed["agent"] = item.agent
-        outcomes = [routed]
-        if state == "DROPPED":  # CORE-LIMIT-3: shown, no longer compared
-            return outcomes
-        if not part.append(delta):
-            part.state = _move(PART_TRANSITIONS, part.state, "overflow")
-            message = f"part {content_index} of {item.id!r} passes {MAX_BUFFERED_BYTES} bytes: not compared"
-            outcomes.append(error_outcome("too_large", message))
-        elif state == "OPEN":
-            part.state = _move(PART_TRANSITIONS, part.state, "delta")
-        return outcomes
+        if part.state == "DROPPED":  # CORE-LIMIT-3: shown, no longer compared
+            return [routed]
+        if part.append(delta):
+            return [routed]
+        part.state = _move(PART_TRANSITIONS, part.state, "overflow")
+        message = f"part {content_index} of {item.id!r} passes {MAX_BUFFERED_BYTES} bytes: not compared"
+        return [routed, error_outcome("too_large", message)]
 
     def _text_done(self, event: JSONObject) -> list[Outcome]:
         content_index = index_or_zero(event, "content_index")
         text = required_str(event, "text")
         item = self._find_item(event, ("message",), *item_reference(event))
-        part = item.parts[content_index]
-        if part.state == "DONE" or item.state == "DONE":  # CORE-TEXT-7
-            raise Violation("duplicate_event", f"part {content_index} of {item.id!r} is already done")
-        part.state = _move(PART_TRANSITIONS, part.state, "done")
+        part = _part(item, content_index, "done")  # CORE-TEXT-7
         outcomes = part.check(text, "output_text.done text")  # CORE-TEXT-11
         done: Outcome = {
             "kind": "text.done",
@@ -896,9 +1058,7 @@ class Router:
     def _refusal_delta(self, event: JSONObject) -> list[Outcome]:
         content_index, delta, item_id, output_index = delta_fields(event, "content_index")
         item = self._find_item(event, ("message",), item_id, output_index)
-        part = item.parts.get(content_index)
-        if item.state == "DONE" or (part is not None and part.state == "DONE"):  # CORE-TEXT-6: any channel
-            raise Violation("late_delta", f"refusal delta after part {content_index} of {item.id!r} was done")
+        _part(item, content_index, "delta")  # CORE-TEXT-6: any channel; never buffered
         return [
             {
                 "kind": "refusal.delta",
@@ -912,8 +1072,7 @@ class Router:
         index_field = "summary_index" if "summary" in event["type"] else "content_index"
         index, delta, item_id, output_index = delta_fields(event, index_field)
         item = self._find_item(event, ("reasoning",), item_id, output_index)
-        if item.state == "DONE":  # CORE-TEXT-6
-            raise Violation("late_delta", f"reasoning delta after item {item.id!r} was done")
+        item.state = _move(ITEM_TRANSITIONS, item.state, "delta", item.id)  # CORE-TEXT-6
         return [
             {"kind": "reasoning.delta", "item_id": item.id, index_field: index, "delta": delta}
         ]  # CORE-TEXT-5
@@ -924,17 +1083,13 @@ class Router:
         item_types, custom_input = _ARGUMENT_EVENTS[event["type"]]
         _, delta, item_id, output_index = delta_fields(event, None)
         item = self._find_item(event, item_types, item_id, output_index, custom_input)
-        state = item.call
-        if state != "STREAMING" and state != "ANNOUNCED":
-            if state == "TOO_LARGE":  # CORE-LIMIT-5
-                raise Violation("too_large", f"delta dropped: the arguments of {item.id!r} passed the limit")
-            raise Violation("late_delta", f"delta after the arguments of {item.id!r} were complete")  # ARGS-4
-        if not item.arguments.append(delta):  # CORE-LIMIT-1: the call can never run
-            item.call = _move(CALL_TRANSITIONS, item.call, "overflow")
+        call = item.call
+        assert call is not None  # `_call_of`, inlined on the hot path
+        call.state = _move(CALL_TRANSITIONS, call.state, "delta", item.id)  # CORE-ARGS-4, CORE-LIMIT-5
+        if not call.arguments.append(delta):  # CORE-LIMIT-1: the call can never run
+            call.state = _move(CALL_TRANSITIONS, call.state, "overflow")
             message = f"the arguments of {item.id!r} pass {MAX_BUFFERED_BYTES} bytes"
-            return [self._tool_error(item, "too_large", message)]
-        if state == "ANNOUNCED":
-            item.call = _move(CALL_TRANSITIONS, item.call, "delta")
+            return [self._tool_error(item, ToolError("too_large", message))]
         # CORE-ARGS-1, CORE-ARGS-2, CORE-ARGS-3: buffered
         outcome: Outcome = {"kind": "tool.arguments.delta", "item_id": item.id, "delta": delta}
         if custom_input and self._slot is not None:  # CUSTOM-DELTA-1
@@ -951,14 +1106,10 @@ class Router:
         if index is None:
             raise Violation("malformed_event", f"the event has no {index_field}")
         item = self._find_item(event, (item_type,), *item_reference(event))  # CORE-EVT-8: after the fields
-        part = item.parts[index]
         if event_type.endswith(".done"):
-            if part.state == "DONE" or item.state == "DONE":  # CORE-CALLTYPE-9
-                raise Violation("duplicate_event", f"preview {index} of {item.id!r} is already done")
-            part.state = _move(PART_TRANSITIONS, part.state, "done")
+            _part(item, index, "done")  # CORE-CALLTYPE-9
             return []
-        if part.state == "DONE" or item.state == "DONE":  # CORE-CALLTYPE-8
-            raise Violation("late_delta", f"preview delta after preview {index} of {item.id!r} was done")
+        _part(item, index, "delta")  # CORE-CALLTYPE-8
         outcome: Outcome = {"kind": "tool.arguments.delta", "item_id": item.id, "delta": text}
         if index_field is not None:
             outcome[index_field] = index
@@ -977,7 +1128,7 @@ class Router:
         try:
             payload = slot.consumer.consume(delta, self._now_ms)
         except Exception as exc:  # CUSTOM-FAIL-1
-            self._empty_slot("fail")
+            self._move_slot("fail")
             return [_consumer_failed(slot.item.id, slot.call_id, exc)]
         if payload is None:
             return []
@@ -988,7 +1139,7 @@ class Router:
         slot = self._slot
         if slot is None or slot.item is not item:
             return None
-        return self._empty_slot("release")
+        return self._move_slot("release")
 
     def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
         """Run the bound consumer's finish (CUSTOM-FIN-1) for the call `call_id` names (CUSTOM-FIN-8):
@@ -1009,9 +1160,8 @@ class Router:
         complete_field = COMPLETE_FIELD[item_types[0]]
         complete = required_str(event, complete_field)
         item = self._find_item(event, item_types, *item_reference(event), custom_input)
-        if item.call not in ("ANNOUNCED", "STREAMING", "TOO_LARGE"):  # CORE-ARGS-7
-            raise Violation("duplicate_event", f"the arguments of {item.id!r} are already complete")
-        item.call = _move(CALL_TRANSITIONS, item.call, "complete")
+        call = _call_of(item)
+        call.state = _move(CALL_TRANSITIONS, call.state, "complete", item.id)  # CORE-ARGS-7
         outcomes = self._complete_arguments(item, complete, f"{event['type']} {complete_field}")
         if self._call_at_arguments_done and item.call_id is not None and item.name is not None:  # CORE-CALL-8
             outcomes += self._resolve(item)
@@ -1020,9 +1170,10 @@ class Router:
     def _complete_arguments(self, item: Item, complete: str, what: str) -> list[Outcome]:
         """Take one complete source of a call's text (CORE-ARGS-5, CORE-ARGS-6): the first is
         compared with the deltas, the done item with the .done, and the later one stands."""
-        stated, item.complete = item.complete, complete
+        call = _call_of(item)
+        stated, call.complete = call.complete, complete
         if stated is None:
-            return item.arguments.check(complete, what)
+            return call.arguments.check(complete, what)
         if not _same_text(complete, stated):
             return [
                 error_outcome("done_mismatch", f"{what} {complete!r} disagrees with the .done's {stated!r}")
@@ -1031,19 +1182,18 @@ class Router:
 
     def _resolve(self, item: Item) -> list[Outcome]:
         """Produce the call's one tool.call or tool.error (CORE-CALL-1)."""
-        if item.call in _RESOLVED:
+        call = _call_of(item)
+        if call.state in _RESOLVED:
             return []
-        complete = item.complete
+        complete = call.complete
         slot = self._release(item)  # CUSTOM-FIN-4: dropped unless the call is routed
         if item.call_id is None or item.name is None or complete is None:  # CORE-CALL-5
             stated = {"call_id": item.call_id, "name": item.name, "arguments": complete}
             missing = ", ".join(name for name, value in stated.items() if value is None)
-            return self._resolve_as_error(item, "incomplete", f"the call has no {missing}")
+            return self._resolve_as_error(item, ToolError("incomplete", f"the call has no {missing}"))
         if item.call_id in self._called_ids:  # CORE-CALL-7
-            return self._resolve_as_error(
-                item, "duplicate_call_id", f"call id {item.call_id!r} was already called"
-            )
-        call: Outcome = {
+            return self._resolve_as_error(item, self._duplicate(item.call_id))
+        made: Outcome = {
             "kind": "tool.call",
             "item_id": item.id,
             "call_id": item.call_id,
@@ -1051,43 +1201,50 @@ class Router:
             "tool_type": CALL_TYPES[item.type],
         }
         if item.type == "function_call" and self._arguments_as_text:
-            call["arguments"] = complete  # CORE-JSON-1: the complete source, for its taker to parse
+            made["arguments"] = complete  # CORE-JSON-1: the complete source, for its taker to parse
         elif item.type == "function_call":
-            arguments, code, message = _parse_arguments(complete)  # CORE-CALL-3
-            if arguments is None:
-                return self._resolve_as_error(item, code, message)
-            call["arguments"] = arguments
+            arguments = _parse_arguments(complete)  # CORE-CALL-3
+            if isinstance(arguments, ToolError):
+                return self._resolve_as_error(item, arguments)
+            made["arguments"] = arguments
         else:
-            call["input"] = complete  # CUSTOM-EXEC-1: the complete input, whatever the consumer saw
+            made["input"] = complete  # CUSTOM-EXEC-1: the complete input, whatever the consumer saw
         if item.namespace is not None:
-            call["namespace"] = item.namespace
+            made["namespace"] = item.namespace
         outcomes: list[Outcome] = []
         if slot is not None:  # CUSTOM-FIN-1: finish before the call
             outcomes, rejection = self._finish(slot, complete, item.call_id)
             if rejection is not None:  # CUSTOM-FIN-3
-                return self._resolve_as_error(item, "consumer_rejected", rejection)
+                return self._resolve_as_error(item, ToolError("consumer_rejected", rejection))
         self._called(item, item.call_id)
-        return [*outcomes, call]
+        return [*outcomes, made]
+
+    @staticmethod
+    def _duplicate(call_id: str) -> ToolError:
+        """CORE-CALL-7: a call id already called."""
+        return ToolError("duplicate_call_id", f"call id {call_id!r} was already called")
 
     def _called(self, item: Item, call_id: str) -> None:
         """The call produces its tool.call: its call id is taken for good (CORE-CALL-7)."""
-        item.call = _move(CALL_TRANSITIONS, item.call, "call")
+        call = _call_of(item)
+        call.state = _move(CALL_TRANSITIONS, call.state, "call")
         self._called_ids.add(call_id)
 
-    def _resolve_as_error(self, item: Item, code: str, message: str) -> list[Outcome]:
-        if item.call in _RESOLVED:
+    def _resolve_as_error(self, item: Item, error: ToolError) -> list[Outcome]:
+        call = _call_of(item)
+        if call.state in _RESOLVED:
             return []
-        item.call = _move(CALL_TRANSITIONS, item.call, "error")
-        return [self._tool_error(item, code, message)]
+        call.state = _move(CALL_TRANSITIONS, call.state, "error")
+        return [self._tool_error(item, error)]
 
-    def _tool_error(self, item: Item, code: str, message: str) -> Outcome:
+    def _tool_error(self, item: Item, error: ToolError) -> Outcome:
         """The call's tool.error; its consumer is dropped unfinished (CUSTOM-FIN-4, CUSTOM-END-1)."""
         self._release(item)
         outcome: Outcome = {
             "kind": "tool.error",
             "item_id": item.id,
-            "code": code,
-            "message": message,
+            "code": error.code,
+            "message": error.message,
         }
         if item.call_id is not None:
             outcome["call_id"] = item.call_id
@@ -1096,7 +1253,8 @@ class Router:
     def _retracted(self, item: Item, call_id: str, why: str) -> Outcome:
         """CORE-CALL-12, -13, -14: a call made at its arguments .done, with `call_id`, that its
         producer never confirmed."""
-        item.call = _move(CALL_TRANSITIONS, item.call, "retract")
+        call = _call_of(item)
+        call.state = _move(CALL_TRANSITIONS, call.state, "retract")
         message = f"the call was made at its arguments .done, but {why}"
         return _call_error("call_retracted", message, item.id, call_id)
 
@@ -1113,19 +1271,19 @@ class Router:
     def _end_response(self) -> list[Outcome]:
         """The response ends (a terminal event, or close without one): calls still open will
         never come (CORE-CALL-6, CORE-CALL-14); the consumer is dropped unfinished (CUSTOM-END-1)."""
-        self._empty_slot("drop")
+        self._move_slot("drop")
         outcomes: list[Outcome] = []
         for item in self._items.values():
-            is_call = item.type in CALL_TYPES or item.type in CATALOGUE_CALL_TYPES
-            if item.state == "DONE" or item.hosted or not is_call:
+            call = item.call
+            if item.state == "DONE" or call is None or call.hosted:
                 continue
-            if item.call == "CALLED":
+            if call.state == "CALLED":
                 assert item.call_id is not None  # a call is made with one (CORE-CALL-5)
                 message = "the response ended before its done item"
                 outcomes.append(self._retracted(item, item.call_id, message))
             else:
                 outcomes += self._resolve_as_error(
-                    item, "incomplete", "the response ended before the call completed"
+                    item, ToolError("incomplete", "the response ended before the call completed")
                 )
         return outcomes
 

@@ -129,6 +129,10 @@ def test_the_command_prints_the_tables_and_writes_json(
     ]
     assert "generated streams a second" in printed
     assert ("Within 3x: yes" in printed) is suite["within_target"]
+    plugin = result["plugin"]
+    assert len(plugin["import_seconds"]) == 2
+    assert plugin["modules"] >= 1  # the entry point itself, so the import measured is its own
+    assert ("Within 20 ms: yes" in printed) is plugin["within_target"]
     if result["machine"]["openai"] is None:
         assert result["all"]["full_over_sdk"] is None
         assert "(c) unavailable" in printed

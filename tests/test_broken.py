@@ -11,8 +11,9 @@ from typing import Any
 
 from streamroute.conformance.event_types import terminal_types
 from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.render import comparison_lines
-from streamroute.conformance.results import Result, Status, run_vector
+from streamroute.conformance.results import Result, Status
 from streamroute.conformance.vectors import Vector
 from streamroute.reference import EVENT_TYPES, Router, consumers_for
 

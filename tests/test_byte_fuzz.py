@@ -10,8 +10,9 @@ import byte_fuzz
 import pytest
 from broken_decoders import _ForgetsCr
 from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.lint import lint
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.vectors import load_vectors
 
 CORPUS = sorted(byte_fuzz.CORPUS.iterdir())

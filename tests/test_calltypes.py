@@ -19,7 +19,8 @@ from hypothesis import given
 from mutants.independent_router import IndependentRouter
 from streamroute.conformance.compare import json_equal
 from streamroute.conformance.implementation import AdapterLoadError, PythonImplementation, declared_options
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.judge import run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.strategies import CatalogueStream, Outcome, catalogue_streams
 from streamroute.conformance.vectors import Vector, load_vectors

@@ -12,8 +12,9 @@ import pytest
 from conftest import hello, write_vector
 from streamroute.conformance.cli import main
 from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.report import Report
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.vectors import Vector
 
 SHOWS_LITTLE = """

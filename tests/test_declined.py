@@ -12,7 +12,8 @@ from conftest import hello, write_vector
 from streamroute.conformance import Declined
 from streamroute.conformance.cli import main
 from streamroute.conformance.implementation import PythonImplementation
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.judge import run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.vectors import load_vectors
 from streamroute.conformance.worker import WorkerImplementation
 from streamroute.reference import Outcome, Router

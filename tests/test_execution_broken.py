@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from streamroute.conformance.implementation import PythonImplementation
-from streamroute.conformance.results import run_vector
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.vectors import Vector
 
 

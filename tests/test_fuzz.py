@@ -32,9 +32,10 @@ from streamroute.conformance.fuzz import (
     vector_data,
 )
 from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.lint import lint
 from streamroute.conformance.protocol import ProtocolImplementation
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.strategies import CATALOGUE_CALL_TYPES, PROFILES, CatalogueStream
 from streamroute.conformance.strategies.choices import Decoded, Overrun
 from streamroute.conformance.vector_files import write_vector as save_vector

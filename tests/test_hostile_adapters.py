@@ -11,7 +11,8 @@ import pytest
 from conftest import hello, write_vector
 from streamroute.conformance.cli import main
 from streamroute.conformance.implementation import AdapterLoadError, PythonImplementation, known_profiles
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.judge import run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.vectors import Vector, load_vectors
 
 pytest_plugins = ["pytester"]
@@ -173,7 +174,7 @@ def _run_alone(*argv: str) -> subprocess.CompletedProcess[str]:
 IN_PROCESS = f"""
 from pathlib import Path
 from streamroute.conformance.implementation import PythonImplementation
-from streamroute.conformance.results import run_vector
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.vectors import load_vectors
 implementation = PythonImplementation.load("hostile_adapters:IgnoresTheDeadline", {TIMEOUT})
 run_vector(implementation, load_vectors([Path(__import__("sys").argv[1])])[0][0])

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamroute.conformance.cli import main
 from streamroute.conformance.implementation import AdapterLoadError, PythonImplementation, declared_observes
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.observation import (
     ObservationTableError,
     Observes,
@@ -31,7 +32,7 @@ from streamroute.conformance.observation import (
 from streamroute.conformance.protocol import ProtocolImplementation
 from streamroute.conformance.report import Report, report_of
 from streamroute.conformance.requirements import read_requirements
-from streamroute.conformance.results import Result, Status, run_vector
+from streamroute.conformance.results import Result, Status
 from streamroute.conformance.schemas import SPEC_DIR
 from streamroute.conformance.suite import Suite, run_suite
 from streamroute.conformance.vectors import Vector, load_vectors

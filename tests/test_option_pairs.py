@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from conftest import options_met
 from streamroute.conformance.implementation import PythonImplementation
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.judge import run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.schemas import OPTIONS, option_defaults, schema
 from streamroute.conformance.vectors import Vector
 from streamroute.reference.adapter import ReferenceAdapter

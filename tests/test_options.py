@@ -12,7 +12,8 @@ import pytest
 from streamroute.conformance.arguments import Refused, nests_deeper, read_arguments
 from streamroute.conformance.compare import to_expected_response_ids, to_parsed_arguments
 from streamroute.conformance.implementation import Produced, PythonImplementation
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.judge import run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.vectors import Vector
 from streamroute.reference import router as reference
 
@@ -100,14 +101,15 @@ def test_the_harness_reads_arguments_as_the_reference_router_does(bundled: list[
     texts = {text for v in bundled if v.stream is None for text in _function_texts(v)} | set(EDGE_TEXTS)
     assert len(texts) > 150  # the bundled vectors' texts are there
     for text in sorted(texts):
-        value, code, _ = reference._parse_arguments(text)
+        parsed = reference._parse_arguments(text)
         read = read_arguments(text)
         shown = text if len(text) < 80 else text[:77] + "..."
         if isinstance(read, Refused):
-            assert (value, code) == (None, read.code), shown
+            assert isinstance(parsed, reference.ToolError), shown
+            assert parsed.code == read.code, shown
         else:
-            assert code == "", shown
-            assert _same(read, value), shown
+            assert not isinstance(parsed, reference.ToolError), shown
+            assert _same(read, parsed), shown
 
 
 @pytest.mark.parametrize("text", EDGE_TEXTS)

@@ -6,12 +6,15 @@ import contextlib
 import io
 import json
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from conftest import hello, write_vector
-from streamroute.conformance.cli import SHARED_OPTIONS, main
+from streamroute.conformance.cli import main
+from streamroute.conformance.options import SHARED_OPTIONS
 from streamroute.conformance.report import Report
 
 pytest_plugins = ["pytester"]
@@ -215,6 +218,56 @@ def test_a_bad_adapter_is_a_usage_error(pytester: pytest.Pytester) -> None:
 def test_without_its_options_the_plugin_adds_nothing(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_own(): pass")
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+# What importing the entry point may load of streamroute: the package, the exception it exports
+# (conformance/declined.py), the options and the entry point itself; and nothing of Hypothesis.
+ENTRY_POINT = {
+    "streamroute",
+    "streamroute.conformance",
+    "streamroute.conformance.declined",
+    "streamroute.conformance.options",
+    "streamroute.conformance.plugin",
+}
+_LOADED = "sorted(m for m in sys.modules if m.split('.')[0] in ('streamroute', 'hypothesis'))"
+
+
+def test_importing_the_entry_point_loads_no_harness() -> None:
+    code = f"import sys, streamroute.conformance.plugin; print(' '.join({_LOADED}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert set(done.stdout.split()) == ENTRY_POINT
+
+
+def test_a_pytest_run_without_its_options_loads_no_harness(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        f"""
+        import pathlib, sys
+
+        def test_own():
+            pathlib.Path("loaded.txt").write_text(" ".join({_LOADED}))
+        """
+    )
+    pytester.runpytest_subprocess().assert_outcomes(passed=1)
+    assert set((pytester.path / "loaded.txt").read_text().split()) == ENTRY_POINT
+
+
+def test_a_run_that_does_not_fuzz_loads_no_hypothesis(pytester: pytest.Pytester) -> None:
+    root = pytester.path / "mine"
+    write_vector(root, hello())
+    pytester.makeconftest(
+        f"""
+        import pathlib, sys
+
+        def pytest_sessionfinish():
+            pathlib.Path("loaded.txt").write_text(" ".join({_LOADED}))
+        """
+    )
+    pytester.runpytest_subprocess("--streamroute", "--streamroute-vectors", str(root)).assert_outcomes(
+        passed=1
+    )
+    loaded = set((pytester.path / "loaded.txt").read_text().split())
+    assert "streamroute.conformance.judge" in loaded
+    assert not {name for name in loaded if name.split(".")[0] == "hypothesis"}
 
 
 @pytest.mark.slow

@@ -23,6 +23,7 @@ from conftest import hello, options_met, write_vector
 from streamroute.conformance import channel
 from streamroute.conformance.cli import main
 from streamroute.conformance.implementation import AdapterLoadError, PythonImplementation
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.limits import MAX_MESSAGE_CHARS, STDERR_TAIL_BYTES, TOO_DEEP
 from streamroute.conformance.protocol import (
     STOP,
@@ -32,7 +33,7 @@ from streamroute.conformance.protocol import (
     smoke,
     start_message,
 )
-from streamroute.conformance.results import Result, Status, run_vector
+from streamroute.conformance.results import Result, Status
 from streamroute.conformance.schemas import (
     PROTOCOL_RUN,
     PROTOCOL_RUN_REPLY,

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from streamroute.conformance.alignment import aligned
 from streamroute.conformance.implementation import Produced
 from streamroute.conformance.render import Folding, comparison_lines, junit_names, junit_xml, vector_text
 from streamroute.conformance.report import Record, Report
-from streamroute.conformance.results import aligned
 from streamroute.conformance.schemas import REPORT, first_error
 
 EVENTS = [

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 from conftest import hello, write_vector
+from streamroute.conformance.alignment import MAX_CELL_CHARS, MAX_DIFFERING_CHARS
 from streamroute.conformance.cli import main
 from streamroute.conformance.limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, TOO_DEEP
 from streamroute.conformance.render import summary_markdown
 from streamroute.conformance.report import Report
-from streamroute.conformance.results import MAX_CELL_CHARS, MAX_DIFFERING_CHARS, Status
+from streamroute.conformance.results import Status
 from streamroute.conformance.schemas import REPORT, first_error, schema
 
 pytest_plugins = ["pytester"]

@@ -8,19 +8,12 @@ from typing import Any
 
 import pytest
 from conftest import hello, write_vector
+from streamroute.conformance.alignment import CONTEXT, MAX_ALIGNED, MAX_CELL_CHARS, MAX_ROWS, aligned
 from streamroute.conformance.compare import json_equal, to_canonical_point
 from streamroute.conformance.expected_failures import ExpectedFailures
 from streamroute.conformance.implementation import AdapterLoadError, Produced, PythonImplementation
-from streamroute.conformance.results import (
-    CONTEXT,
-    MAX_ALIGNED,
-    MAX_CELL_CHARS,
-    MAX_ROWS,
-    Result,
-    Status,
-    aligned,
-    run_vector,
-)
+from streamroute.conformance.judge import run_vector
+from streamroute.conformance.results import Result, Status
 from streamroute.conformance.vectors import Vector, load_vectors
 from streamroute.reference import Outcome, Router
 from streamroute.reference.sse import ByteRouter

@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from streamroute.conformance.suite import DEFAULT_ADAPTER
+from streamroute.conformance.options import DEFAULT_ADAPTER
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTS = ("reference", "conformance", "producer", "bench", "matrix")
@@ -45,7 +45,7 @@ def test_the_harness_names_the_reference_in_one_place() -> None:
     naming = [
         path.name for path in _modules("conformance") if "streamroute.reference" in path.read_text("utf-8")
     ]
-    assert naming == ["suite.py"]
+    assert naming == ["options.py"]
     assert DEFAULT_ADAPTER.startswith("streamroute.reference.")
 
 

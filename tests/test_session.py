@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from streamroute.conformance.cli import main
 from streamroute.conformance.fuzz import Sources, draw_streams
 from streamroute.conformance.implementation import Implementation, PythonImplementation
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.protocol import ProtocolImplementation
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.schemas import OUTCOME, SPEC_DIR, first_error
 from streamroute.conformance.strategies import GeneratedSession, cited, sessions
 from streamroute.conformance.strategies.sessions import STEER_MOVES, STRAYS

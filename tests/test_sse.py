@@ -22,8 +22,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from streamroute.bench import growth
 from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.protocol import ProtocolImplementation
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.vectors import Vector, VectorFileError, load_file, load_vectors
 from streamroute.reference import Outcome, Router
 from streamroute.reference.sse import ByteRouter, Decoder, Event

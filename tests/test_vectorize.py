@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from streamroute.conformance.cli import main
 from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.limits import MAX_VECTOR_FILE_BYTES
 from streamroute.conformance.lint import lint
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.results import Status
 from streamroute.conformance.vectors import load_vectors
 from streamroute.producer.checker import check_capture
 from streamroute.producer.vectorize import VectorizeError, events_of, vectorize

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from streamroute.conformance.implementation import PythonImplementation
-from streamroute.conformance.results import Result, Status, run_vector
+from streamroute.conformance.judge import run_vector
+from streamroute.conformance.results import Result, Status
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.vectors import Vector, load_vectors
 from streamroute.producer.checker import CaptureReport, check_capture

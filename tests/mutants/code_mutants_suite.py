@@ -14,7 +14,7 @@ import os
 
 import pytest
 from streamroute.conformance.implementation import PythonImplementation
-from streamroute.conformance.results import run_vector
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.vectors import Vector, load_vectors
 

@@ -63,8 +63,8 @@ def _refused(outcomes: list[Outcome]) -> bool:
 
 def _streamed(item: Item) -> str:
     """What a call's input is as far as the router knows it: complete, or the deltas so far."""
-    arguments = item.arguments
-    return item.complete if item.complete is not None else "".join(arguments.runs + arguments.recent)
+    call, arguments = item.call, item.call.arguments
+    return call.complete if call.complete is not None else "".join(arguments.runs + arguments.recent)
 
 
 def _before_call(outcomes: list[Outcome], item: Item, inserted: list[Outcome]) -> list[Outcome]:
