@@ -27,7 +27,8 @@ stream is routed twice: as the SDK routes it, and with the catalogue's
 `patch` preview consumer, so that the throttled preview is really built. The
 SDK previews nothing, so that row does more work than (c) and is left out of
 the `all` row. Each is measured at 1x and 10x its size (d), since nothing
-may grow faster than linearly.
+may grow faster than linearly; so are the shapes of bench/growth.py (e), the
+inputs a careless decoder or depth check pays for quadratically, at 1x and 4x.
 
 Every time is CPU time (`time.process_time`), so that what other processes
 do on a shared machine counts as little as it can. Each repeat runs every
@@ -77,6 +78,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from streamroute.bench import growth
 from streamroute.conformance.fuzz import Case, claimed, draw_streams, first_failure
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.schemas import BUNDLED_VECTORS
@@ -436,6 +438,13 @@ def peak_memory(arguments_bytes: int) -> dict[str, Any]:
     }
 
 
+def growth_ratios(scale: float, repeats: int) -> dict[str, dict[str, Any]]:
+    """Each growth case's CPU time at 4n over its time at n (bench/growth.py), paired per repeat."""
+    cases = growth.runs(scale)
+    samples = _cpu_seconds([run for pair in cases.values() for run in pair], repeats)
+    return {name: paired(samples[2 * i + 1], samples[2 * i]) for i, name in enumerate(cases)}
+
+
 def _rate(events: int, seconds: float) -> float:
     return events / seconds if seconds > 0 else math.inf
 
@@ -509,6 +518,7 @@ def run(
         "read_size": READ_SIZE,
         "workloads": rows,
         "all": {"workload": "all", **_figures(events, totals)},
+        "growth": growth_ratios(scale, repeats),
         "memory": peak_memory(memory_bytes),
         "fuzz": fuzz_cost(repeats, max(10, round(FUZZ_CASES * min(scale, 1.0)))),
         "suite": suite_cost(vectors, repeats),
@@ -690,6 +700,15 @@ def table(result: dict[str, Any]) -> str:
             f"| {_spread(row['full_over_sdk'], 1)} | {_spread(row['json_over_sdk'], 1)} "
             f"| {_spread(row['growth_10x'])} | {_spread(row['json_growth_10x'])} |"
         )
+    lines += [
+        "",
+        f"growth (e): CPU time at {growth.GROWTH}x the input over 1x, paired per repeat: median (min-max);"
+        f" linear is about {growth.GROWTH}:",
+        "",
+        "| input | time ratio |",
+        "|---|--:|",
+        *(f"| {name} | {_spread(ratio)} |" for name, ratio in result["growth"].items()),
+    ]
     memory, suite, fuzzed = result["memory"], result["suite"], result["fuzz"]
     run_seconds, yaml_seconds = (
         statistics.median(suite["run_seconds"]),

@@ -55,6 +55,7 @@ from .implementation import (
     Streamed,
 )
 from .lint import producer_faults
+from .progress import Progress
 from .render import comparison_lines
 from .results import Status, run_vector
 from .schemas import option_defaults
@@ -449,8 +450,11 @@ class Case:
         return self.vectors[point]
 
 
-def judge(implementation: Implementation, case: Case) -> str | None:
-    """None when the implementation routes the case as its ground truth says; else what went wrong."""
+def judge(
+    implementation: Implementation, case: Case, declined: Callable[[str], object] | None = None
+) -> str | None:
+    """None when the implementation routes the case as its ground truth says, or declines it (then
+    `declined` hears why); else what went wrong."""
     point = tool_call_point(implementation)
     recording = _Recording(implementation)
     try:
@@ -458,6 +462,9 @@ def judge(implementation: Implementation, case: Case) -> str | None:
     except (AdapterFailure, AdapterSkipped) as exc:  # run_vector reports these; never expected here
         return f"{type(exc).__name__}: {exc}"
     if result.status in (Status.PASSED, Status.NOT_APPLICABLE):  # its options exclude this case
+        return None
+    if result.status is Status.SKIPPED and declined is not None:
+        declined(result.message)
         return None
     lines = []
     if recording.last is not None and result.status is Status.FAILED:
@@ -482,6 +489,7 @@ class FuzzResult:
     examples: int  # cases run, shrinking included
     failure: FuzzFailure | None = None
     notes: list[str] = field(default_factory=list)
+    declined: list[str] = field(default_factory=list)  # why the implementation declined cases
 
 
 def _base(seed: int | None) -> int:
@@ -530,13 +538,23 @@ def first_failure(implementation: Implementation, drawn: Sequence[Case]) -> tupl
 class _Search:
     """Cases checked against one implementation, each judged once: its verdict kept by digest."""
 
-    def __init__(self, implementation: Implementation) -> None:
+    def __init__(
+        self, implementation: Implementation, result: FuzzResult, progress: Progress | None, examples: int
+    ) -> None:
         self.implementation = implementation
+        self.result = result
+        self.progress = progress
+        self.examples = examples
         self.verdicts: dict[str, str | None] = {}
 
     def verdict(self, case: Generated) -> str | None:
         if case.digest not in self.verdicts:
-            self.verdicts[case.digest] = judge(self.implementation, Case(case))
+            if self.progress is not None:
+                self.progress.step(f"stream {len(self.verdicts) + 1} of {self.examples}")
+            verdict = judge(self.implementation, Case(case), self.result.declined.append)
+            if self.progress is not None:
+                self.progress.finished(verdict is not None)
+            self.verdicts[case.digest] = verdict
         return self.verdicts[case.digest]
 
     def fails(self, case: Generated) -> bool:
@@ -555,6 +573,7 @@ def fuzz(
     shrink: bool = True,
     database: ExampleDatabase | None = None,
     shard: Shard = WHOLE,
+    progress: Progress | None = None,
 ) -> FuzzResult:
     """Run up to `examples` generated cases; shrink the first failure and save it as a vector.
 
@@ -564,7 +583,8 @@ def fuzz(
     reported first, and is looked for again every REPLAY_EVERY cases, so a failure any process
     finds stops every other one. `shard`: which of the seed's cases this process draws. The
     result's notes say when the failure came from the database rather than from this run.
-    `shrink=False`: stop at the first failing case as it is, `first_failure` of `draw_streams`."""
+    `shrink=False`: stop at the first failing case as it is, `first_failure` of `draw_streams`.
+    `progress` hears of each case as it runs."""
     sources = claimed(implementation)
     if not shrink:
         drawn = draw_streams(sources, examples, seed, max_items, shard)
@@ -573,8 +593,8 @@ def fuzz(
             return FuzzResult(len(drawn))
         index, message = found
         return _failed(FuzzResult(index + 1), implementation, drawn[index].generated, message, save_to)
-    search = _Search(implementation)
     result = FuzzResult(0)
+    search = _Search(implementation, result, progress, examples)
     kept = database if database is not None else InMemoryExampleDatabase()
     generators = sources.generators(max_items)
     drivers = [
