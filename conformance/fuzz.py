@@ -263,8 +263,7 @@ class Generated:
     def of_catalogue(cls, stream: CatalogueStream) -> Generated:
         # Catalogue calls have no arguments `.done`: only `response_done` routes them otherwise.
         outcomes = _with_at(stream.expected)
-        truths = {point: outcomes for point in POINTS if point != "response_done"}
-        truths["response_done"] = _with_at(stream.handed_over)
+        truths = _at_points(outcomes, _with_at(stream.handed_over))
         calls = ", ".join(tool["type"] for tool in stream.tools)
         ended = outcomes[-1]["status"]
         title = f"Generated core stream of catalogue calls ({calls}), {ended}"
@@ -273,8 +272,7 @@ class Generated:
     @classmethod
     def of_session(cls, session: GeneratedSession) -> Generated:
         outcomes = _with_at(session.expected)
-        truths = {point: outcomes for point in POINTS if point != "response_done"}
-        truths["response_done"] = _with_at(session.handed_over)
+        truths = _at_points(outcomes, _with_at(session.handed_over))
         lanes = {
             entry.get("stream_id") for entry in session.entries if isinstance(entry, dict) and "type" in entry
         }
@@ -307,6 +305,12 @@ class Generated:
 
 def _with_at(expected: Sequence[tuple[int | str, Outcome]]) -> list[Outcome]:
     return [{"at": at, **outcome} for at, outcome in expected]
+
+
+def _at_points(outcomes: list[Outcome], handed_over: list[Outcome]) -> dict[ToolCallPoint, list[Outcome]]:
+    """The ground truth at each tool call point of a case with no arguments `.done` (catalogue
+    calls, sessions): only `response_done` routes it otherwise, handing the calls over at the end."""
+    return {point: handed_over if point == "response_done" else outcomes for point in POINTS}
 
 
 # The requirements a catalogue stream's or a session's outcomes show ("": every one's), by kind and
@@ -392,7 +396,7 @@ def _vector_data(
     spec, level = case.cited(outcomes, differing)
     data.update(spec=spec, level=level, profile=case.profile)
     options: dict[str, str | list[str]] = {}
-    agreeing = [other for other, truth in case.truths.items() if truth == outcomes]
+    agreeing: list[str] = [other for other, truth in case.truths.items() if truth == outcomes]
     if len(agreeing) < len(case.truths):  # the points differ: it applies to those that agree
         options["tool_call_point"] = agreeing[0] if len(agreeing) == 1 else agreeing
     options.update(_assumed_options(case.events, case.profile))

@@ -882,7 +882,9 @@ def _handed_over(expected: Sequence[tuple[At, Outcome]], turns: Sequence[_Turn])
     `incomplete`, after its terminal event's or error's outcomes and before its open calls' (CORE-CALL-6).
     The harness moves an outcome of a terminal event or of close back to its call's done item, and
     leaves one of an `error` event or a client step where it is (spec/vectors.md section 3.1)."""
-    ending = {turn.response_id: turn.ended for turn in turns if turn.response_id is not None}
+    ending: dict[str | None, tuple[At, TurnEnd] | None] = {
+        turn.response_id: turn.ended for turn in turns if turn.response_id is not None
+    }
     owed: dict[tuple[At, str], list[Outcome]] = {}
     kept: list[tuple[At, Outcome]] = []
     for at, outcome in expected:

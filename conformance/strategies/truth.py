@@ -38,7 +38,7 @@ class _Handover:
     It belongs to a router: a restart loses what it holds."""
 
     def __init__(self) -> None:
-        self.held: list[tuple[int, Outcome]] | None = []  # each with its done item; None: handed over
+        self.held: list[tuple[At, Outcome]] | None = []  # each with its done item; None: handed over
 
     def segments(self, at: At, step: Step | None, outcomes: list[Outcome]) -> list[tuple[At, list[Outcome]]]:
         """The outcomes of step `at` (None: close) in the order they are produced, each run with the
@@ -67,6 +67,7 @@ def _run(
     held = _Handover() if point == "response_done" else None
     executor = Executor(plan) if plan.profile == "execution" else None
     placed: list[tuple[float, bool, int, Produced]] = []
+    end: At = "close"
 
     def place(at: At, outcomes: Sequence[Outcome], owed: At) -> None:
         where = owed if moved else at
@@ -84,8 +85,8 @@ def _run(
         for owed, segment in held.segments(at, step, outcomes) if held is not None else [(at, outcomes)]:
             place(at, executor.after(segment, machine) if executor is not None else segment, owed)
     closing = machine.close()
-    for owed, segment in held.segments("close", None, closing) if held is not None else [("close", closing)]:
-        place("close", executor.after(segment, machine) if executor is not None else segment, owed)
+    for owed, segment in held.segments(end, None, closing) if held is not None else [(end, closing)]:
+        place(end, executor.after(segment, machine) if executor is not None else segment, owed)
     return [entry for *_, entry in sorted(placed, key=lambda placing: placing[:3])]
 
 
