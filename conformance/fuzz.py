@@ -256,7 +256,8 @@ class Generated:
         truths = expected_at_points(stream)
         tools = list(stream.plan.tools)  # the harness copies what it hands an implementation
         # Arguments a platform's JSON parser reads otherwise than the canonical strict rules.
-        assumed = {"arguments_parser": "strict"} if stream.plan.parser_decides else {}
+        parser = "arguments_parser"
+        assumed = {parser: option_defaults()[parser]} if stream.plan.parser_decides else {}
         return cls(stream, stream.profile, title, tools, stream.events, truths, stream.wire, assumed)
 
     @classmethod

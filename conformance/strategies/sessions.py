@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from hypothesis import strategies as st
 
+from ..schemas import option_defaults
 from .choices import Choices, Drawn
 from .outcomes import handed_over
 from .vocabulary import RESPONSE_STATED
@@ -763,6 +764,9 @@ def _down(c: Choices, lanes: Sequence[Lane], responses: Sequence[str]) -> Unit:
     return _lost()
 
 
+# An event once the connection ended: no producer sends one, so the session is not producer-clean.
+_AFTER_THE_END = Stray("event_after_disconnect", ("SESSION-CONN-2",), _down)
+
 ConnectionEnd = Literal["open", "lost", "limit", "connect"]  # how a connection ends, if it does
 _ENDS: tuple[ConnectionEnd, ...] = ("open", "open", "lost", "lost", "limit", "connect")
 
@@ -842,7 +846,10 @@ def session(c: Choices) -> GeneratedSession:
             continue
         units.append(_lost() if end == "lost" else _limit(place.pick([*drawn.lanes, UNNAMED_LANE])))
         ends.append("lost" if end == "lost" else "limit_reached")
-        units += [_down(place, drawn.lanes, drawn.responses) for _ in range(place.pick((0, 0, 1, 2)))]
+        for _ in range(place.pick((0, 0, 1, 2))):
+            down = _down(place, drawn.lanes, drawn.responses)
+            strays.update({id(down): _AFTER_THE_END} if "type" in down.entry else {})
+            units.append(down)
         if number == 1 or not c.coin():
             break
         units.append(_connect())
@@ -871,7 +878,8 @@ def _assembled(units: Sequence[Unit], ends: tuple[Reason, ...], strays: dict[int
         entries.append(entry)
     truth.at = "close"
     expected += [("close", outcome) for outcome in (truth.end("closed") if truth.connected else [])]
-    options = {"session_lanes": "multiplexed"} if truth.bare_beside_named else {}
+    lanes = "session_lanes"  # a bare event is routed as the canonical value says
+    options = {lanes: option_defaults()[lanes]} if truth.bare_beside_named else {}
     handed_over = _handed_over(expected, truth.began)
     return GeneratedSession(entries, expected, ends, tuple(placed), handed_over, options)
 
