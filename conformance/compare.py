@@ -195,11 +195,11 @@ def to_canonical_point(
     outcome that names an item produced at the response's end (a terminal event, or close)
     moves to the end of the outcomes of an earlier `output_item.done` of the item: the one the
     vector expects an outcome of that kind for that item at, when it expects one (a router routes
-    the done item it takes, not a refused one), else the first. An outcome of another
-    event, one that names no item (a `done_mismatch`) or another item than its event's, stays
-    where it was produced; so does one with no such done event (an `error` `call_retracted` at
-    the done item comes before the moved `tool.call`). An outcome that states a `call_id` but no
-    `item_id` names the item of that call.
+    the done item it takes, not a refused one; of several, the nearest), else the first. An
+    outcome of another event, one that names no item (a `done_mismatch`) or another item than its
+    event's, stays where it was produced; so does one with no such done event (an `error`
+    `call_retracted` at the done item comes before the moved `tool.call`). An outcome that states
+    a `call_id` but no `item_id` names the item of that call.
     """
     names = ItemNames(events, correlation)
     wanted: dict[tuple[Any, Any], set[At]] = {}
@@ -214,8 +214,11 @@ def to_canonical_point(
         if candidates:
             outcome = entry.outcome
             expected_at = wanted.get((outcome["kind"], names.item_of(outcome)))
+            # Of the done events it expects the outcome at, the nearest: a stream replayed after a
+            # restart has each done item twice, and the outcome is the one of its own response.
+            nearest = max if point == "response_done" else min
             target = (
-                candidates[0] if expected_at is None else min(set(candidates) & expected_at, default=None)
+                candidates[0] if expected_at is None else nearest(set(candidates) & expected_at, default=None)
             )
         at = target if target is not None else entry.at
         placed.append(((at_key(at), target is not None, sequence), Produced(at, entry.outcome)))

@@ -36,7 +36,7 @@ import hashlib
 import itertools
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -63,6 +63,7 @@ from .schemas import option_defaults
 from .strategies import (
     CANONICAL_POINT,
     CATALOGUE_CALL_TYPES,
+    POINT_REQUIREMENTS,
     POINTS,
     PROFILES,
     CatalogueStream,
@@ -236,6 +237,8 @@ class Generated:
     events: tuple[Any, ...]
     truths: dict[ToolCallPoint, list[Outcome]]
     wire: Wire | None = None
+    # Canonical option values its ground truth assumes that its events do not show (`_assumed_options`).
+    assumed: dict[str, str] = field(default_factory=dict)
 
     @cached_property
     def digest(self) -> str:
@@ -253,20 +256,25 @@ class Generated:
         title = f"Generated {stream.profile} stream ({items}), {stream.plan.status}"
         truths = expected_at_points(stream)
         tools = list(stream.plan.tools)  # the harness copies what it hands an implementation
-        return cls(stream, stream.profile, title, tools, stream.events, truths, stream.wire)
+        # Arguments a platform's JSON parser reads otherwise than the canonical strict rules.
+        parser = "arguments_parser"
+        assumed = {parser: option_defaults()[parser]} if stream.plan.parser_decides else {}
+        return cls(stream, stream.profile, title, tools, stream.events, truths, stream.wire, assumed)
 
     @classmethod
     def of_catalogue(cls, stream: CatalogueStream) -> Generated:
-        # Catalogue calls have no arguments `.done`: both tool call points route them alike.
+        # Catalogue calls have no arguments `.done`: only `response_done` routes them otherwise.
         outcomes = _with_at(stream.expected)
+        truths = _at_points(outcomes, _with_at(stream.handed_over))
         calls = ", ".join(tool["type"] for tool in stream.tools)
         ended = outcomes[-1]["status"]
         title = f"Generated core stream of catalogue calls ({calls}), {ended}"
-        return cls(stream, "core", title, stream.tools, stream.events, dict.fromkeys(POINTS, outcomes))
+        return cls(stream, "core", title, stream.tools, stream.events, truths)
 
     @classmethod
     def of_session(cls, session: GeneratedSession) -> Generated:
         outcomes = _with_at(session.expected)
+        truths = _at_points(outcomes, _with_at(session.handed_over))
         lanes = {
             entry.get("stream_id") for entry in session.entries if isinstance(entry, dict) and "type" in entry
         }
@@ -274,14 +282,17 @@ class Generated:
         ended = ", then ".join(session.ends)
         title = f"Generated session ({len(lanes)} lanes, {turns} turns), {ended}"
         events = tuple(session.entries)
-        return cls(session, "session", title, session.tools, events, dict.fromkeys(POINTS, outcomes))
+        return cls(session, "session", title, session.tools, events, truths, assumed=session.options)
 
-    def cited(self, outcomes: Sequence[Outcome], optioned: bool) -> tuple[list[str], str]:
-        """The requirements the case checks, and their strongest level."""
+    def cited(
+        self, outcomes: Sequence[Outcome], differing: Collection[ToolCallPoint]
+    ) -> tuple[list[str], str]:
+        """The requirements the case checks, and their strongest level; `differing`: the tool call
+        points whose ground truth differs from the canonical one's."""
         if isinstance(self.drawn, GeneratedStream):
-            return spec_ids(self.drawn, outcomes, optioned)
+            return spec_ids(self.drawn, outcomes, differing)
         table = _CITED[self.profile]
-        ids = [*table[""]]
+        ids = [*table[""], *(i for point in differing for i in POINT_REQUIREMENTS[point])]
         for outcome in outcomes:
             detail = next((outcome[k] for k in ("code", "event", "status", "tool_type") if k in outcome), "")
             ids += [*table.get(outcome["kind"], ()), *table.get(f"{outcome['kind']} {detail}", ())]
@@ -296,6 +307,12 @@ class Generated:
 
 def _with_at(expected: Sequence[tuple[int | str, Outcome]]) -> list[Outcome]:
     return [{"at": at, **outcome} for at, outcome in expected]
+
+
+def _at_points(outcomes: list[Outcome], handed_over: list[Outcome]) -> dict[ToolCallPoint, list[Outcome]]:
+    """The ground truth at each tool call point of a case with no arguments `.done` (catalogue
+    calls, sessions): only `response_done` routes it otherwise, handing the calls over at the end."""
+    return {point: handed_over if point == "response_done" else outcomes for point in POINTS}
 
 
 # The requirements a catalogue stream's or a session's outcomes show ("": every one's), by kind and
@@ -376,11 +393,16 @@ def _vector_data(
     if description:
         data["description"] = description
     outcomes = case.truths[point]
-    optioned = any(truth != outcomes for truth in case.truths.values())  # the points differ (CORE-CALL-8)
-    spec, level = case.cited(outcomes, optioned)
+    canonical = case.truths[CANONICAL_POINT]
+    differing = [other for other, truth in case.truths.items() if truth != canonical]
+    spec, level = case.cited(outcomes, differing)
     data.update(spec=spec, level=level, profile=case.profile)
-    options: dict[str, str] = {"tool_call_point": point} if optioned else {}
-    options.update(_assumed_options(case.events))
+    options: dict[str, str | list[str]] = {}
+    agreeing: list[str] = [other for other, truth in case.truths.items() if truth == outcomes]
+    if len(agreeing) < len(case.truths):  # the points differ: it applies to those that agree
+        options["tool_call_point"] = agreeing[0] if len(agreeing) == 1 else agreeing
+    options.update(_assumed_options(case.events, case.profile))
+    options.update(case.assumed)
     if options:
         data["options"] = options
     data["tools"] = case.tools
@@ -397,16 +419,20 @@ def _vector_data(
     return data
 
 
-def _assumed_options(events: Sequence[Any]) -> dict[str, str]:
+def _assumed_options(events: Sequence[Any], profile: str) -> dict[str, str]:
     """The canonical option values the ground truth assumes where the stream holds what an option
-    changes: an `error` event (`error_event`), an item id never announced (`item_correlation`).
-    An implementation that declares another value finds the case not applicable."""
+    changes: an `error` event (`error_event`), an item id never announced (`item_correlation`), a
+    first event that is not `response.created` (`stream_start`, core.md section 12.3). An
+    implementation that declares another value finds the case not applicable."""
 
     def items(event: Any) -> Any:
         return event.get("item") if isinstance(event, dict) else None
 
     announced = {item.get("id") for item in map(items, events) if isinstance(item, dict)}
     assumed = {}
+    first = events[0] if events else None
+    if profile != "session" and not (isinstance(first, dict) and first.get("type") == "response.created"):
+        assumed["stream_start"] = option_defaults()["stream_start"]
     if any(isinstance(event, dict) and event.get("type") == "error" for event in events):
         assumed["error_event"] = option_defaults()["error_event"]
     if any(

@@ -42,12 +42,16 @@ ANNOTATIONS = frozenset(
 
 
 def _is_integer(value: Any) -> bool:
+    if type(value) is int:  # the common case, answered before the general one
+        return True
     if isinstance(value, bool):
         return False
     return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
 
 def _is_number(value: Any) -> bool:
+    if type(value) in (int, float):  # the common case: no abstract base class to ask
+        return True
     return isinstance(value, numbers.Number) and not isinstance(value, bool)
 
 
@@ -101,6 +105,21 @@ class _Compiler:
         self._by_uri[uri] = target[0]
         return target[0]
 
+    def strings(self, node: Any, base: str) -> frozenset[str] | None:
+        """The strings `node` allows when it allows only strings it lists (an `enum` or `const` of
+        strings, or a `$ref` to one, annotations aside); else None."""
+        if not isinstance(node, dict):
+            return None
+        asserting = {keyword: argument for keyword, argument in node.items() if keyword not in ANNOTATIONS}
+        if asserting.keys() == {"$ref"}:
+            uri = _uri(base, asserting["$ref"])
+            return self.strings(self._lookup(uri), uri.partition("#")[0])
+        if asserting.keys() == {"const"}:
+            asserting = {"enum": [asserting["const"]]}
+        if asserting.keys() == {"enum"} and all(type(member) is str for member in asserting["enum"]):
+            return frozenset(asserting["enum"])
+        return None
+
     def compile(self, node: Any, base: str) -> Check:
         if node is True:
             return lambda value: True
@@ -142,21 +161,28 @@ class _Unsupported(Exception):
 def _type(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str) -> Check:
     names = [argument] if isinstance(argument, str) else list(argument)
     tests = [_TYPES[name] for name in names]
+    if len(tests) == 1:
+        return tests[0]
     return lambda value: any(test(value) for test in tests)
 
 
 def _enum(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str) -> Check:
     members = list(argument)
+    if all(type(member) is str for member in members):  # a string equals only a string: look it up
+        strings = frozenset(members)
+        return lambda value: isinstance(value, str) and value in strings
     return lambda value: any(schema_equal(value, member) for member in members)
 
 
 def _const(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str) -> Check:
+    if type(argument) is str:
+        return lambda value: isinstance(value, str) and value == argument
     return lambda value: schema_equal(value, argument)
 
 
 def _required(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str) -> Check:
-    names = list(argument)
-    return lambda value: not isinstance(value, dict) or all(name in value for name in names)
+    names = frozenset(argument)
+    return lambda value: not isinstance(value, dict) or names <= value.keys()
 
 
 def _properties(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str) -> Check:
@@ -242,6 +268,10 @@ def _all_of(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str)
 
 
 def _any_of(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str) -> Check:
+    strings = [compiler.strings(schema, base) for schema in argument]
+    if all(member is not None for member in strings):  # enums of strings: one set to look up
+        merged = frozenset().union(*(member for member in strings if member is not None))
+        return lambda value: isinstance(value, str) and value in merged
     tests = [compiler.compile(schema, base) for schema in argument]
     return lambda value: any(test(value) for test in tests)
 
@@ -263,11 +293,14 @@ def _if(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str) -> 
     return lambda value: then(value) if condition(value) else otherwise(value)
 
 
+def _uri(base: str, reference: str) -> str:
+    """The absolute URI, with its fragment, of a `$ref` found at `base`."""
+    uri = base + reference if reference.startswith("#") else reference
+    return uri if "#" in uri else uri + "#"
+
+
 def _ref(compiler: _Compiler, argument: Any, node: dict[str, Any], base: str) -> Check:
-    uri = base + argument if argument.startswith("#") else argument
-    if "#" not in uri:
-        uri += "#"
-    return compiler.reference(uri)
+    return compiler.reference(_uri(base, argument))
 
 
 _KEYWORDS: dict[str, Callable[[_Compiler, Any, dict[str, Any], str], Check]] = {

@@ -55,6 +55,7 @@ def validator(ref: str) -> Draft202012Validator:
     return Draft202012Validator({"$ref": ref}, registry=_registry())
 
 
+@cache  # the registry is immutable: a lookup finds the same object every time
 def schema(ref: str) -> Any:
     """The schema (or schema part) at `ref`, as loaded."""
     return _registry().resolver().lookup(ref).contents

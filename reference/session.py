@@ -4,10 +4,11 @@ The glue between the harness and `Executor` (spec/execution.md section 11):
 it builds the tools a vector declares, tells control steps from events, and
 restarts the way the spec says a process restarts. Each session has its own
 SQLite ledger, an in-memory database shared by name (thousands of vector runs
-need no files; the file-backed ledger is what the fault test kills);
-`restart` closes the ledger's connection and drops the router, the executor
-and the turn, then rebuilds all three from the database alone, as a new
-process would.
+need no files; the file-backed ledger is what the fault test kills), made
+when the first call is recorded: until then the ledger is empty, and most
+streams make no call; `restart` closes the ledger's connection and drops the
+router, the executor and the turn, then rebuilds all three from the database
+alone, as a new process would.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from .connection import is_step
 from .executor import PENDING, Executor, Tool
-from .ledger import SqliteLedger
+from .ledger import Record, SqliteLedger, State
 from .sse import ByteRouter
 from .types import Outcome
 
@@ -53,6 +54,58 @@ def declared_tool(declared: Mapping[str, Any]) -> Tool | None:
     )
 
 
+class _Database:
+    """The session's in-memory SQLite database, shared by name, made when first written to; it
+    lives while its keeper connection is open."""
+
+    def __init__(self) -> None:
+        self.uri: str | None = None
+        self._keeper: sqlite3.Connection | None = None
+
+    def make(self) -> str:
+        if self.uri is None:
+            self.uri = f"file:streamroute-{uuid.uuid4().hex}?mode=memory&cache=shared"
+            self._keeper = sqlite3.connect(self.uri, uri=True)
+        return self.uri
+
+    def close(self) -> None:
+        if self._keeper is not None:
+            self._keeper.close()
+
+
+class _LazyLedger:
+    """A ledger of the session's database, which it opens at the first record; a database not
+    made yet holds no record, so until then every read answers at once."""
+
+    def __init__(self, database: _Database) -> None:
+        self._database = database
+        self._ledger = None if database.uri is None else SqliteLedger(database.uri, uri=True)
+
+    def get(self, call_id: str) -> Record | None:
+        return None if self._ledger is None else self._ledger.get(call_id)
+
+    def insert(self, record: Record) -> bool:
+        if self._ledger is None:
+            self._ledger = SqliteLedger(self._database.make(), uri=True)
+        return self._ledger.insert(record)
+
+    def update(self, record: Record, expected: State) -> bool:
+        return self._ledger is not None and self._ledger.update(record, expected)
+
+    def readdress(self, record: Record, previous: str) -> bool:
+        return self._ledger is not None and self._ledger.readdress(record, previous)
+
+    def records(self) -> list[Record]:
+        return [] if self._ledger is None else self._ledger.records()
+
+    def unfinished(self) -> list[Record]:
+        return [] if self._ledger is None else self._ledger.unfinished()
+
+    def close(self) -> None:
+        if self._ledger is not None:
+            self._ledger.close()
+
+
 class ExecutionSession:
     """One vector's stream: `feed` takes events and control steps, `feed_bytes` SSE
     bytes (which never carry control steps), `close` ends it."""
@@ -60,12 +113,11 @@ class ExecutionSession:
     def __init__(self, new_router: Callable[[], ByteRouter], declared: Sequence[Mapping[str, Any]]) -> None:
         self._new_router = new_router
         self._tools = [tool for tool in map(declared_tool, declared) if tool is not None]
-        self._database = f"file:streamroute-{uuid.uuid4().hex}?mode=memory&cache=shared"
-        self._keeper = sqlite3.connect(self._database, uri=True)  # the database lives while this is open
+        self._database = _Database()
         self._start()
 
-    def _open_ledger(self) -> SqliteLedger:
-        return SqliteLedger(self._database, uri=True)
+    def _open_ledger(self) -> _LazyLedger:
+        return _LazyLedger(self._database)
 
     def _start(self) -> None:
         self._ledger = self._open_ledger()
@@ -98,5 +150,5 @@ class ExecutionSession:
     def close(self) -> list[Outcome]:
         outcomes = self._executor.feed(self._router.close())
         self._ledger.close()
-        self._keeper.close()
+        self._database.close()
         return outcomes

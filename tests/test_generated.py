@@ -62,6 +62,7 @@ pytestmark = pytest.mark.slow
 REFERENCE = {
     "output_item_done": PythonImplementation.load("streamroute.reference.adapter:router"),
     "arguments_done": PythonImplementation.load("streamroute.reference.adapter:arguments_done_router"),
+    "response_done": PythonImplementation.load("streamroute.reference.adapter:response_done_router"),
 }
 MESSAGE_KINDS = {"error", "tool.error", "tool.rejected", "tool.failed"}
 EXECUTION_KINDS = ("tool.ready", "tool.rejected", "tool.started", "tool.succeeded", "tool.failed")

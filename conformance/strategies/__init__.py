@@ -34,7 +34,7 @@ event's outcomes beside it.
 """
 
 from .catalogue import CATALOGUE_CALL_TYPES, CatalogueStream, catalogue_stream, catalogue_streams
-from .citations import cited, spec_ids
+from .citations import POINT_REQUIREMENTS, cited, spec_ids
 from .deviations import DEVIATIONS, Deviation
 from .outcomes import utf8_size, well_formed
 from .plans import ItemPlan, PartPlan, StreamPlan, Verdict
@@ -61,6 +61,7 @@ __all__ = [
     "DEVIATIONS",
     "HOSTED",
     "POINTS",
+    "POINT_REQUIREMENTS",
     "PROFILES",
     "UNKNOWN_TYPES",
     "UNROUTED_TYPES",

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from .choices import Choices, Drawn
 from .drawing import interleave
+from .outcomes import handed_over
 from .streams import cut
 from .texts import argument_object, dumps, text
 from .vocabulary import RESPONSE_STATED, Outcome
@@ -31,6 +32,14 @@ class CatalogueStream:
     events: tuple[dict[str, Any], ...]
     expected: tuple[tuple[int | str, Outcome], ...]
     faults: tuple[CallFault, ...] = ()  # what the producer did to each call, in order
+
+    @property
+    def handed_over(self) -> tuple[tuple[int | str, Outcome], ...]:
+        """The outcomes under `tool_call_point: response_done`, where the harness compares them: a
+        response that did not complete hands over each call as `tool.error` `incomplete`
+        (CORE-POINT-2); it completes only when every call was done."""
+        completed = self.expected[-1][1]["status"] == "completed"
+        return tuple((at, handed_over(outcome, completed)) for at, outcome in self.expected)
 
     @property
     def tools(self) -> list[dict[str, Any]]:

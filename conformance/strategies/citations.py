@@ -3,7 +3,7 @@ deviations placed in it and, for sse, its bytes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from functools import cache
 
 from ..requirements import LEVEL_RANK, read_requirements
@@ -27,19 +27,19 @@ from .steps import (
     Terminal,
 )
 from .streams import GeneratedStream
-from .vocabulary import TERMINAL_TYPES, UNKNOWN_TYPES, Outcome
+from .vocabulary import TERMINAL_TYPES, UNKNOWN_TYPES, Outcome, ToolCallPoint
 from .wire import BOM, ILL_FORMED, RecordKind
 
 # The requirements an outcome kind or code shows.
 _BY_OUTCOME = {
-    "text.delta": ("CORE-TEXT-1", "CORE-TEXT-3"),
+    "text.delta": ("CORE-TEXT-1", "CORE-TEXT-3", "CORE-ITEM-16"),
     "text.done": ("CORE-TEXT-2",),
     "refusal.delta": ("CORE-TEXT-4",),
     "reasoning.delta": ("CORE-TEXT-5",),
     "tool.arguments.delta": ("CORE-ARGS-1", "CORE-ARGS-2"),
     "tool.call": ("CORE-CALL-1", "CORE-CALL-2", "CORE-ARGS-5"),
     "diff.update": ("CUSTOM-SLOT-2", "CUSTOM-DELTA-2", "CUSTOM-DELTA-4"),
-    "diff.finish": ("CUSTOM-FIN-1", "CUSTOM-EXEC-1"),
+    "diff.finish": ("CUSTOM-FIN-1", "CUSTOM-EXEC-1", "CUSTOM-FIN-8"),
     "tool.ready": ("EXEC-FLOW-1", "EXEC-FLOW-2", "EXEC-FLOW-3", "EXEC-STATE-1", "EXEC-CHECK-4"),
     "tool.rejected": ("EXEC-CHECK-1", "EXEC-CHECK-2", "EXEC-CHECK-3", "EXEC-CHECK-5"),
     "tool.started": ("EXEC-STATE-2", "EXEC-ONCE-1"),
@@ -53,7 +53,7 @@ _BY_OUTCOME = {
     "item_type_mismatch": ("CORE-ITEM-4",),
     "duplicate_event": ("CORE-ITEM-5", "CORE-ITEM-14", "CORE-TEXT-7", "CORE-ARGS-7"),
     "late_delta": ("CORE-TEXT-6", "CORE-ARGS-4"),
-    "done_mismatch": ("CORE-TEXT-11", "CORE-ARGS-6", "CORE-ARGS-8", "CORE-CALL-17"),
+    "done_mismatch": ("CORE-TEXT-11", "CORE-ARGS-6", "CORE-ARGS-8", "CORE-CALL-18"),
     "event_after_terminal": ("CORE-LIFE-4",),
     "tool.error too_large": ("CORE-LIMIT-1",),
     "error too_large": ("CORE-LIMIT-5", "CORE-LIMIT-3"),
@@ -63,11 +63,19 @@ _BY_OUTCOME = {
     "incomplete": ("CORE-CALL-5", "CORE-CALL-6"),
     "duplicate_call_id": ("CORE-CALL-7",),
     "call_retracted": ("CORE-CALL-8", "CORE-CALL-12", "CORE-CALL-13", "CORE-CALL-14"),
+    "call_id_restated": ("CORE-CALL-8", "CORE-CALL-20"),
     "consumer_failed": ("CUSTOM-FAIL-1", "CUSTOM-FAIL-3"),
     "consumer_rejected": ("CUSTOM-FIN-3",),
     "not_awaiting_approval": ("EXEC-APPROVE-2",),
     "invalid_data": ("SSE-DATA-2",),
     "event_after_done": ("SSE-DATA-4",),
+}
+# The requirements a stream checks whose ground truth at a tool call point differs from the
+# canonical one's.
+POINT_REQUIREMENTS: Mapping[ToolCallPoint, tuple[str, ...]] = {
+    "output_item_done": ("CORE-CALL-2",),
+    "arguments_done": ("CORE-CALL-8",),
+    "response_done": ("CORE-POINT-1", "CORE-POINT-2"),
 }
 # The requirements every stream of a profile checks.
 _BY_PROFILE = {
@@ -130,9 +138,12 @@ def _stated(step: Step) -> Iterator[str]:
         yield "CORE-EVT-7"
 
 
-def spec_ids(stream: GeneratedStream, outcomes: Sequence[Outcome], optioned: bool) -> tuple[list[str], str]:
+def spec_ids(
+    stream: GeneratedStream, outcomes: Sequence[Outcome], differing: Collection[ToolCallPoint]
+) -> tuple[list[str], str]:
     """The requirements a generated stream checks, by what it contains and the outcomes it expects,
-    and their strongest level. `optioned`: the stream depends on the tool call point."""
+    and their strongest level. `differing`: the tool call points whose ground truth differs from
+    the canonical one's."""
     ids = [*_BY_PROFILE["core"], *(_BY_PROFILE[stream.profile] if stream.profile != "core" else ())]
     for outcome in outcomes:
         ids += _BY_OUTCOME.get(outcome["kind"], ())
@@ -155,11 +166,18 @@ def spec_ids(stream: GeneratedStream, outcomes: Sequence[Outcome], optioned: boo
     ids += ["CORE-ITEM-1"] if any(isinstance(step, Added) for step in steps) else []
     ids += ["CORE-EVT-6"] if plan.numbering is not Numbering.IN_ORDER else []
     ids += ["CORE-CALL-9"] if any(item.kind == "hosted" for item in plan.items) else []
-    ids += ["CORE-CALL-8"] if optioned else []
+    ids += [i for point in differing for i in POINT_REQUIREMENTS[point]]
+    for item in plan.items:
+        if item.is_call and item.status != "completed":
+            ids.append("CORE-CALL-21" if item.status != "incomplete" else "CORE-CALL-5")
+        restated = item.added.call_id is not None and item.done.call_id not in (None, item.added.call_id)
+        ids += ["CORE-CALL-17", "CORE-CALL-19"] if item.is_call and restated else []
     timed = any(step.at_ms is not None for step in steps)
     ids += ["CUSTOM-TIME-1"] if timed and stream.profile == "custom-tools" else []
     if stream.profile == "execution" and any(o.get("code") == "call_retracted" for o in outcomes):
         ids += ["EXEC-RETRACT-1", "EXEC-RETRACT-2", "EXEC-RETRACT-3", "EXEC-RETRACT-4"]
+    if stream.profile == "execution" and any(o.get("code") == "call_id_restated" for o in outcomes):
+        ids.append("EXEC-ONCE-3")
     controls = {step.action for step in steps if isinstance(step, Control)}
     ids += ["EXEC-CANCEL-3", "EXEC-CANCEL-4"] if ControlAction.CANCEL in controls else []
     if ControlAction.RESTART in controls:

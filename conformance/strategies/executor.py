@@ -4,7 +4,8 @@
 them (EXEC-FLOW-1): each `tool.call` is checked (allow-list, argument schema,
 permission), made ready, run or held for approval; a retraction cancels its call;
 control steps approve, deny, cancel, restart and audit. Its ledger of records,
-one per call id, is durable across restarts (EXEC-RESTART-*).
+one per call id, is durable across restarts (EXEC-RESTART-*); a restated call id
+moves its record, which both ids find from then on (EXEC-ONCE-3).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class Executor:
     def __init__(self, plan: StreamPlan) -> None:
         self.tools = {(tool.namespace, tool.name): tool for tool in plan.execution_tools}
         self.ledger: dict[str, _Record] = {}  # durable, in the order records were created
+        self.aliases: dict[str, str] = {}  # a call id restated away -> the one its record has now
         self._new_turn()
 
     def _new_turn(self) -> None:
@@ -67,11 +69,30 @@ class Executor:
                 self._new_turn()
             elif outcome["kind"] == "error" and outcome["code"] == "call_retracted":
                 answer += self._retract(outcome)
+            elif outcome["kind"] == "error" and outcome["code"] == "call_id_restated":
+                self._readdress(outcome)
         return answer
+
+    def record(self, call_id: str | None) -> _Record | None:
+        """The record a call id finds: its own, or the one it was restated to (EXEC-ONCE-3)."""
+        return self.ledger.get(self.aliases.get(call_id or "", call_id or ""))
+
+    def _readdress(self, restated: Outcome) -> None:
+        """EXEC-ONCE-3: the record of the call made as `previous_call_id` moves to the restated call
+        id, keeping its place, state and result; nothing runs and no outcome comes of it."""
+        previous, call_id = restated["previous_call_id"], restated["call_id"]
+        record = self.ledger.get(previous)
+        if record is None or record.call["item_id"] != restated["item_id"] or self.record(call_id):
+            return
+        record.call = {**record.call, "call_id": call_id}
+        self.ledger = {(call_id if key == previous else key): value for key, value in self.ledger.items()}
+        self.aliases = {alias: (call_id if to == previous else to) for alias, to in self.aliases.items()}
+        self.aliases[previous] = call_id
+        self.turn = {(call_id if known == previous else known): None for known in self.turn}
 
     def _retract(self, retraction: Outcome) -> list[Outcome]:
         """A retraction cancels its call if it has not ended, and marks it (EXEC-RETRACT-1 .. -6)."""
-        record = self.ledger.get(retraction["call_id"])
+        record = self.record(retraction["call_id"])
         if record is None or record.call["item_id"] != retraction["item_id"]:
             return []
         record.retracted = True
@@ -80,10 +101,10 @@ class Executor:
         return self._move(record, "CANCELLED", "tool.cancelled", started=record.started)
 
     def _take(self, call: Outcome, pointer: str | None) -> list[Outcome]:
-        known = self.ledger.get(call["call_id"])
+        known = self.record(call["call_id"])
         if known is not None:  # EXEC-ONCE-2
             if known.state in UNFINISHED:
-                self.turn[call["call_id"]] = None
+                self.turn[known.call["call_id"]] = None
             duplicate = {"kind": "tool.duplicate", "item_id": call["item_id"], "call_id": call["call_id"]}
             return [{**duplicate, "name": call["name"], "state": known.state}]
         record = self.ledger[call["call_id"]] = _Record(call)
@@ -143,7 +164,7 @@ class Executor:
                     self.turn[record.call["call_id"]] = None
                     outcomes.append(record.outcome("tool.ready", requires_approval=True))
             return outcomes
-        awaiting = self.ledger.get(step.call_id or "")
+        awaiting = self.record(step.call_id)
         if (
             awaiting is None or awaiting.state != "TOOL_READY" or not awaiting.requires_approval
         ):  # EXEC-APPROVE-2

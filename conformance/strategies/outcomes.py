@@ -137,6 +137,22 @@ def error(code: str | None, **ids: Any) -> Outcome:
     return {"kind": "error", "code": code, **ids}
 
 
+_NAMES = ("item_id", "call_id", "stream_id", "response_id")
+
+
+def handed_over(outcome: Outcome, completed: bool) -> Outcome:
+    """A call's outcome as `tool_call_point: response_done` hands it over when its response ends:
+    as it was made when the response completed; else a `tool.call` is `tool.error` `incomplete`,
+    naming what it named (CORE-POINT-2)."""
+    if completed or outcome["kind"] != "tool.call":
+        return outcome
+    return {
+        "kind": "tool.error",
+        **{name: outcome[name] for name in _NAMES if name in outcome},
+        "code": "incomplete",
+    }
+
+
 @dataclass
 class _Part:
     """A text part's or a call's deltas as a router holds them, to compare with its complete text."""
@@ -301,7 +317,7 @@ class Machine:
         self.items[plan.item_id] = item
         self.at_index[output_index] = item
         if item.call_id is not None:
-            self.with_call_id[item.call_id] = item
+            self.with_call_id[item.call_id] = item  # the item most recently announced with it (CORE-ITEM-8)
         return item
 
     def _added(self, step: Added) -> list[Outcome]:
@@ -335,19 +351,8 @@ class Machine:
 
     def _call_done(self, item: _Item) -> list[Outcome]:
         plan = item.plan
-        outcomes: list[Outcome] = []
-        contradicted = plan.status == "incomplete"
-        for name in ("call_id", "name", "namespace"):  # CORE-CALL-4: the first stated value stands
-            first, again = getattr(item, name), getattr(plan.done, name)
-            if first is None:
-                setattr(item, name, again)
-                if name == "call_id" and again is not None:
-                    self.with_call_id.setdefault(again, item)
-                # The call went out without it (CORE-CALL-13).
-                contradicted |= item.call == "FIRED" and again is not None
-            elif again is not None and again != first:  # CORE-CALL-17
-                outcomes.append(error("done_mismatch"))
-                contradicted = True
+        made_with = (item.call_id, item.name, item.namespace)
+        outcomes = self._restated(item)
         text = item.stated
         if plan.done_text is not None:  # CORE-ARGS-5: the done item's text is the call's
             agrees = (
@@ -357,20 +362,47 @@ class Machine:
             )
             if not agrees:  # CORE-ARGS-6, CORE-ARGS-8
                 outcomes.append(error("done_mismatch"))
-                contradicted = True
             text = plan.done_text
         if item.arguments.state != "DONE":
             item.arguments.move("done")
-        if item.call == "FIRED":  # CORE-CALL-12, -13: the call went out at its `.done`
-            item.call_move("settle")
-            if contradicted:
-                outcomes.append(error("call_retracted", item_id=plan.item_id, call_id=item.call_id))
-            return outcomes
+        if item.call == "FIRED":  # CORE-CALL-12, -13, -20: the call went out at its `.done`
+            return outcomes + self._confirm(item, made_with, bool(outcomes))
         if item.call == "RESOLVED":
             return outcomes
         if plan.status == "incomplete":  # CORE-CALL-5
             return outcomes + self._call_error(item, "incomplete")
         return outcomes + self._resolve(item, text)  # CORE-CALL-2
+
+    def _restated(self, item: _Item) -> list[Outcome]:
+        """CORE-CALL-17: the call id, name and namespace the done item states are the call's; another
+        name or namespace than announced is a `done_mismatch` (CORE-CALL-18), another call id is not
+        (CORE-CALL-19), and either call id names the item from then on (CORE-ITEM-8)."""
+        outcomes: list[Outcome] = []
+        for name in ("call_id", "name", "namespace"):
+            first, again = getattr(item, name), getattr(item.plan.done, name)
+            if again is None:
+                continue
+            if name != "call_id" and first is not None and again != first:
+                outcomes.append(error("done_mismatch"))
+            setattr(item, name, again)
+            if name == "call_id":
+                self.with_call_id[again] = item
+        return outcomes
+
+    def _confirm(self, item: _Item, made_with: tuple[str | None, ...], mismatched: bool) -> list[Outcome]:
+        """The done item of a call made at its arguments `.done`: it retracts the call when it is
+        incomplete or states another call (CORE-CALL-12, CORE-CALL-13), re-addresses it when it
+        restates only its call id (CORE-CALL-20), and otherwise confirms it."""
+        item.call_move("settle")
+        made_call_id = made_with[0]
+        ids = {"item_id": item.plan.item_id}
+        if item.plan.status == "incomplete" or mismatched or made_with[1:] != (item.name, item.namespace):
+            return [error("call_retracted", **ids, call_id=made_call_id)]
+        if item.call_id != made_call_id:
+            assert item.call_id is not None
+            self.called.add(item.call_id)  # both ids are the call's (CORE-CALL-7)
+            return [error("call_id_restated", **ids, call_id=item.call_id, previous_call_id=made_call_id)]
+        return []
 
     def _find(self, plan: ItemPlan, event_type: str, step: Delta | PartDone | None) -> _Item | Outcome:
         """The item an item event belongs to (CORE-ITEM-2, -3, -4, -8), or the error it causes."""
@@ -420,12 +452,11 @@ class Machine:
             return [
                 {"kind": "reasoning.delta", "item_id": item.plan.item_id, index: part.index, "delta": delta}
             ]
-        stated_index = step.address.output_index is Stated.STATED
         outcomes = [
             {
                 "kind": "text.delta",
                 "item_id": item.plan.item_id,
-                "output_index": plan.output_index if stated_index else item.output_index,
+                "output_index": item.output_index,  # its item's, whatever the event states (CORE-ITEM-16)
                 "content_index": part.index,
                 "delta": delta,
             }
@@ -528,7 +559,7 @@ class Machine:
         outcomes: list[Outcome] = []
         if slot is not None:  # CUSTOM-FIN-1
             answer = slot.consumer.finish(text, self.now)
-            ids = {"item_id": item.plan.item_id, "call_id": slot.call_id}
+            ids = {"item_id": item.plan.item_id, "call_id": item.call_id}  # CUSTOM-FIN-8: the call's
             if answer is Refusal.REJECTED:  # CUSTOM-FIN-3
                 return self._call_error(item, "consumer_rejected")
             if answer is Refusal.FAILED:  # CUSTOM-FAIL-1: the call goes on

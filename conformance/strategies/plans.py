@@ -30,6 +30,7 @@ class Verdict:
     code: str | None  # None: the call goes out with `value`; else its tool.error code
     value: Any = None  # the parsed arguments (function) or the input (custom)
     pointer: str | None = None  # execution: where the arguments fail the tool's schema (EXEC-CHECK-2)
+    parser_decides: bool = False  # a platform's JSON parser reads the text otherwise (core.md 12.9)
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,12 @@ class StreamPlan:
                 if stated == text:
                     return verdict
         raise AssertionError(f"{item.item_id}: no verdict for {text[:40]!r}")
+
+    @property
+    def parser_decides(self) -> bool:
+        """Whether a platform's JSON parser reads some call text of the stream otherwise than the
+        canonical strict rules (option `arguments_parser`, spec/core.md section 12.9)."""
+        return any(verdict.parser_decides for item in self.items for _, verdict in item.verdicts)
 
     def patch(self, text: str) -> PatchText | None:
         for patch in self.patches:

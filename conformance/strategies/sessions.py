@@ -35,7 +35,9 @@ from typing import Any, Literal
 
 from hypothesis import strategies as st
 
+from ..schemas import option_defaults
 from .choices import Choices, Drawn
+from .outcomes import handed_over
 from .vocabulary import RESPONSE_STATED
 
 Outcome = dict[str, Any]
@@ -67,6 +69,12 @@ _ACKNOWLEDGED: dict[SteerMove, str] = {
     "fail": "response.steer.failed",
 }
 STEER_FAILURE = "steer_not_applicable"
+WAITING = "waiting_for_required_input"  # a pending steer's reason when the response owes results
+
+
+def required_input(target: str) -> list[dict[str, Any]]:
+    """The stubs a response waiting for the client's results names (SESSION-STEER-11)."""
+    return [{"type": "function_call_output", "call_id": f"call_owed_{target}"}]
 
 
 def _lane_error(code: str, lane: Lane) -> Outcome:
@@ -74,11 +82,15 @@ def _lane_error(code: str, lane: Lane) -> Outcome:
     return {"kind": "error", "code": code, "stream_id": lane, "response_id": None}
 
 
+TurnEnd = Literal["completed", "terminal", "error", "connection"]  # by which event a turn ended
+
+
 @dataclass
 class _Turn:
     lane: Lane
     response_id: str | None = None
     open_calls: dict[str, str] = field(default_factory=dict)  # item id -> call id, in the order opened
+    ended: tuple[At, TurnEnd] | None = None  # where and how it ended
 
     def tagged(self, **outcome: Any) -> Outcome:
         return {**outcome, "stream_id": self.lane, "response_id": self.response_id}
@@ -107,6 +119,19 @@ class _Truth:
     turns: list[_Turn] = field(default_factory=list)  # in flight, in the order they began
     responses: dict[str, Lane] = field(default_factory=dict)  # seen on this connection: their lane
     steers: list[_Steer] = field(default_factory=list)  # every steer sent; they outlive a connection
+    at: At = 0  # the entry whose effect runs
+    began: list[_Turn] = field(default_factory=list)  # every turn that began, on every connection
+    # Not a state: an event without stream_id came while only named lanes had turns in flight, which
+    # a client of servers that process one response at a time routes otherwise (SESSION-LANE-6).
+    bare_beside_named: bool = False
+
+    def begin(self, turn: _Turn) -> None:
+        self.turns.append(turn)  # SESSION-LANE-2: served after the lane's others
+        self.began.append(turn)
+
+    def finish(self, turn: _Turn, how: TurnEnd) -> None:
+        self.turns.remove(turn)
+        turn.ended = (self.at, how)
 
     def refused(self, lane: Lane) -> list[Outcome] | None:
         """What a server event of `lane` produces before a turn is looked for: after the connection
@@ -124,14 +149,14 @@ class _Truth:
     def end(self, reason: Reason) -> list[Outcome]:
         """The connection ends (SESSION-CONN-1, -3, SESSION-STEER-6)."""
         outcomes: list[Outcome] = []
-        for turn in self.turns:
+        for turn in list(self.turns):
             outcomes += [
                 turn.tagged(kind="tool.error", item_id=item, call_id=call, code="incomplete")
                 for item, call in turn.open_calls.items()
             ]
             outcomes.append(turn.tagged(kind="end", status="truncated"))
+            self.finish(turn, "connection")
         outcomes += [steer.move("lose") for steer in self.steers if "lose" in STEER_MOVES[steer.state]]
-        self.turns = []
         self.connected = False
         return [*outcomes, {"kind": "connection.closed", "reason": reason}]
 
@@ -151,9 +176,12 @@ class _Truth:
         self.steers.append(steer)
         return [{"kind": "steer.requested", "stream_id": lane, "response_id": target, "steer_id": None}]
 
-    def acknowledge(self, move: SteerMove, target: str, steer_id: str | None, lane: Lane) -> list[Outcome]:
+    def acknowledge(
+        self, move: SteerMove, target: str, steer_id: str | None, lane: Lane, waiting: bool = False
+    ) -> list[Outcome]:
         """An acknowledgement: by steer id once the server gave one, else the oldest requested steer
-        of its target (SESSION-STEER-2, -4, -5); none to move: unknown_steer (SESSION-STEER-8)."""
+        of its target (SESSION-STEER-2, -4, -5); none to move: unknown_steer (SESSION-STEER-8). A
+        pending one carries its reason and required input, `waiting` or not (SESSION-STEER-11)."""
         refused = self.refused(lane)
         if refused is not None:
             return refused
@@ -162,7 +190,12 @@ class _Truth:
             return [_lane_error("unknown_steer", lane)]
         if move == "accept":
             steer.steer_id = steer_id
-        return [steer.move(move, code=STEER_FAILURE) if move == "fail" else steer.move(move)]
+        if move == "fail":
+            return [steer.move(move, code=STEER_FAILURE)]
+        if move == "hold":
+            owed = required_input(target) if waiting else []
+            return [steer.move(move, reason=WAITING if waiting else None, required_input=owed)]
+        return [steer.move(move)]
 
     def acknowledged(self, move: SteerMove, target: str, steer_id: str | None) -> _Steer | None:
         """The steer an acknowledgement moves, if any."""
@@ -203,6 +236,9 @@ class GeneratedSession:
     expected: list[tuple[At, Outcome]]  # the ground truth, `message` never stated
     ends: tuple[Reason, ...]  # how each connection ended, in order
     strays: tuple[Stray, ...] = ()  # the strays placed in it; none: each turn is producer-clean
+    # The ground truth under `tool_call_point: response_done` (CORE-POINT-1, CORE-POINT-2).
+    handed_over: list[tuple[At, Outcome]] = field(default_factory=list)
+    options: dict[str, str] = field(default_factory=dict)  # the canonical option values it assumes
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -219,9 +255,11 @@ class ItemPlan:
     chunks: tuple[str, ...]
 
 
-Ack = Literal["accept", "accept_hold", "accept_fail", "fail", "none"]
-_ACKS: tuple[Ack, ...] = ("accept",) * 4 + ("accept_hold", "accept_fail", "fail", "none")
-_OWNED: frozenset[Ack] = frozenset({"accept", "accept_hold"})  # a steer the server still owns at the end
+# accept_wait: accepted, then pending for the results the response waits for (SESSION-STEER-11).
+Ack = Literal["accept", "accept_hold", "accept_wait", "accept_fail", "fail", "none"]
+_ACKS: tuple[Ack, ...] = ("accept",) * 4 + ("accept_hold", "accept_wait", "accept_fail", "fail", "none")
+# A steer the server still owns at the end.
+_OWNED: frozenset[Ack] = frozenset({"accept", "accept_hold", "accept_wait"})
 
 
 @dataclass(frozen=True)
@@ -231,6 +269,7 @@ class TurnPlan:
     steers: tuple[Ack, ...]  # each steer sent to the turn's response, and how the server answers it
     pipelined: bool = False  # the next turn's request is sent while this one is served
     succeeded: bool = False  # the server continues it on its own (SESSION-TURN-5)
+    warm_up: bool = False  # its request says `generate: false`: a turn like any other (SESSION-TURN-7)
 
 
 _ENDINGS: tuple[Ending, ...] = ("completed", "completed", "incomplete", "failed", "error")
@@ -260,7 +299,8 @@ def _turns(c: Choices) -> list[TurnPlan]:
         steers = tuple(c.pick(_ACKS) for _ in range(c.pick((0, 0, 1, 1, 2))))
         succeeded = number + 1 < count and bool(_OWNED.intersection(steers)) and c.chance(2)
         ending: Ending = "incomplete" if succeeded else c.pick(_ENDINGS)
-        plans.append(TurnPlan(items, ending, steers, pipelined=c.chance(4), succeeded=succeeded))
+        warm_up = c.chance(6)
+        plans.append(TurnPlan(items, ending, steers, c.chance(4), succeeded, warm_up))
     return plans
 
 
@@ -326,6 +366,8 @@ class _Writer:
         send = None
         if not automatic:
             message: dict[str, Any] = {"type": "response.create", "model": "gpt-5.1", "input": "next"}
+            if plan.warm_up:
+                message["generate"] = False
             if self.lane is not None:
                 message["stream_id"] = self.lane
             if previous is not None:
@@ -336,7 +378,7 @@ class _Writer:
             if automatic:  # the server's successor of a steered response (SESSION-TURN-5)
                 assert truth.head(self.lane) is None, "a successor comes while its lane is idle"
                 assert truth.successor_of(previous), "a successor continues a steered response"
-                truth.turns.append(state)
+                truth.begin(state)
             assert truth.head(self.lane) is state
             state.response_id = rid
             truth.responses[rid] = self.lane
@@ -355,7 +397,7 @@ class _Writer:
                 _call(emit, event, done_items, state, item_id, index, planned.chunks, last and cut_short)
 
         def ended(truth: _Truth) -> None:
-            truth.turns.remove(state)
+            truth.finish(state, "completed" if plan.ending == "completed" else "terminal")
 
         if plan.ending == "error":  # SESSION-ERR-1: it fails the turn, and its open call
             error = {"type": "server_error", "code": "server_error", "message": "The server had an error."}
@@ -366,7 +408,7 @@ class _Writer:
                     state.tagged(kind="tool.error", item_id=item, call_id=call, code="incomplete")
                     for item, call in state.open_calls.items()
                 ]
-                ended(truth)
+                truth.finish(state, "error")
                 return [*outcomes, state.tagged(kind="end", status="failed")]
 
             units.append(Unit(event({"type": "error", "status": 500, "error": error}), lane_error))
@@ -392,16 +434,19 @@ class _Writer:
         moves: dict[Ack, tuple[tuple[SteerMove, str | None], ...]] = {
             "accept": (("accept", steer_id),),
             "accept_hold": (("accept", steer_id), ("hold", steer_id)),
+            "accept_wait": (("accept", steer_id), ("hold", steer_id)),
             "accept_fail": (("accept", steer_id), ("fail", steer_id)),
             "fail": (("fail", None),),
             "none": (),
         }
-        return units + [self._acknowledgement(move, target, named) for move, named in moves[ack]]
+        waiting = ack == "accept_wait"
+        return units + [self._acknowledgement(move, target, named, waiting) for move, named in moves[ack]]
 
-    def _acknowledgement(self, move: SteerMove, target: str, steer_id: str | None) -> Unit:
+    def _acknowledgement(self, move: SteerMove, target: str, steer_id: str | None, waiting: bool) -> Unit:
+        lane = self.lane
         return Unit(
-            acknowledgement(move, target, steer_id, self.lane),
-            _acknowledge(move, target, steer_id, self.lane),
+            acknowledgement(move, target, steer_id, lane, waiting),
+            lambda truth: truth.acknowledge(move, target, steer_id, lane, waiting),
         )
 
 
@@ -409,12 +454,15 @@ def _begin(truth: _Truth, turn: _Turn) -> list[Outcome]:
     if not truth.connected:  # SESSION-CONN-4: nothing was sent
         return [_lane_error("not_connected", turn.lane)]
     truth.lanes.add(turn.lane)
-    truth.turns.append(turn)  # SESSION-LANE-2: served after the lane's others
+    truth.begin(turn)
     return []
 
 
-def acknowledgement(move: SteerMove, target: str, steer_id: str | None, lane: Lane) -> dict[str, Any]:
-    """The server's acknowledgement of a steer (numbered once the lanes are interleaved)."""
+def acknowledgement(
+    move: SteerMove, target: str, steer_id: str | None, lane: Lane, waiting: bool = False
+) -> dict[str, Any]:
+    """The server's acknowledgement of a steer (numbered once the lanes are interleaved); `waiting`:
+    a pending one stating what the response waits for (SESSION-STEER-11)."""
     steer = (
         {"previous_response_id": target}
         if steer_id is None
@@ -423,11 +471,9 @@ def acknowledgement(move: SteerMove, target: str, steer_id: str | None, lane: La
     ack: dict[str, Any] = {"type": _ACKNOWLEDGED[move], "sequence_number": 0, "steer": steer}
     if move == "fail":
         ack["error"] = {"type": "invalid_request_error", "code": STEER_FAILURE, "message": "Not applied."}
+    if move == "hold" and waiting:
+        ack.update(reason=WAITING, required_input=required_input(target))
     return ack if lane is None else {**ack, "stream_id": lane}
-
-
-def _acknowledge(move: SteerMove, target: str, steer_id: str | None, lane: Lane) -> Effect:
-    return lambda truth: truth.acknowledge(move, target, steer_id, lane)
 
 
 Emit = Callable[..., None]
@@ -586,7 +632,10 @@ def _idle(lane: Lane, answer: Callable[[], list[Outcome]]) -> Effect:
         refused = truth.refused(lane)
         if refused is not None:
             return refused
-        return None if truth.head(lane) is not None else answer()
+        if truth.head(lane) is not None:
+            return None
+        truth.bare_beside_named |= lane is None and bool(truth.turns)
+        return answer()
 
     return effect
 
@@ -638,11 +687,39 @@ def _steer_again(c: Choices, lanes: Sequence[Lane], responses: Sequence[str]) ->
     return Unit({"control": "send", "message": message}, lambda truth: truth.send_steer(target, said))
 
 
+_INJECTED = [{"type": "function_call_output", "call_id": "call_owed", "output": "done"}]
+
+
+@stray("inject", "SESSION-INJECT-1")
+def _inject(c: Choices, lanes: Sequence[Lane], responses: Sequence[str]) -> Unit:
+    """Input injected into a response: it begins no turn and requests no steer."""
+    target = c.pick([*responses, "resp_never"])
+    message = {"type": "response.inject", "response_id": target, "input": _INJECTED}
+
+    def effect(truth: _Truth) -> list[Outcome]:
+        return [] if truth.connected else [_lane_error("not_connected", None)]  # SESSION-CONN-4
+
+    return Unit({"control": "send", "message": message}, effect)
+
+
+@stray("inject_acknowledgement", "SESSION-INJECT-2")
+def _inject_acknowledgement(c: Choices, lanes: Sequence[Lane], responses: Sequence[str]) -> Unit:
+    """The server's answer to injected input, created or failed: no turn's event, accounted for."""
+    lane, response_id = c.pick(lanes), c.pick([*responses, "resp_never"])
+    event: dict[str, Any] = {"type": "response.inject.created", "response_id": response_id}
+    if c.coin():
+        error = {"type": "invalid_request_error", "code": "response_already_completed", "message": "Done."}
+        event = {**event, "type": "response.inject.failed", "error": error, "input": _INJECTED}
+    event = event if lane is None else {**event, "stream_id": lane}
+    ignored = {"kind": "ignored", "type": event["type"], "stream_id": lane, "response_id": response_id}
+    return Unit(event, lambda truth: truth.refused(lane) or [ignored])
+
+
 # How often each stray is drawn, by its name in STRAYS.
 _STRAY_MENU: tuple[str, ...] = (
     ("malformed",) * 2 + ("unknown_lane",) + ("idle_lane_event", "idle_lane_error") * 2
 )
-_STRAY_MENU += ("unknown_acknowledgement", "steer_again") * 2
+_STRAY_MENU += ("unknown_acknowledgement", "steer_again") * 2 + ("inject", "inject_acknowledgement")
 
 
 # -- the connection's end, and what comes after it -----------------------------------------------
@@ -686,6 +763,9 @@ def _down(c: Choices, lanes: Sequence[Lane], responses: Sequence[str]) -> Unit:
         return _steer_again(c, lanes, responses)
     return _lost()
 
+
+# An event once the connection ended: no producer sends one, so the session is not producer-clean.
+_AFTER_THE_END = Stray("event_after_disconnect", ("SESSION-CONN-2",), _down)
 
 ConnectionEnd = Literal["open", "lost", "limit", "connect"]  # how a connection ends, if it does
 _ENDS: tuple[ConnectionEnd, ...] = ("open", "open", "lost", "lost", "limit", "connect")
@@ -766,7 +846,10 @@ def session(c: Choices) -> GeneratedSession:
             continue
         units.append(_lost() if end == "lost" else _limit(place.pick([*drawn.lanes, UNNAMED_LANE])))
         ends.append("lost" if end == "lost" else "limit_reached")
-        units += [_down(place, drawn.lanes, drawn.responses) for _ in range(place.pick((0, 0, 1, 2)))]
+        for _ in range(place.pick((0, 0, 1, 2))):
+            down = _down(place, drawn.lanes, drawn.responses)
+            strays.update({id(down): _AFTER_THE_END} if "type" in down.entry else {})
+            units.append(down)
         if number == 1 or not c.coin():
             break
         units.append(_connect())
@@ -782,6 +865,7 @@ def _assembled(units: Sequence[Unit], ends: tuple[Reason, ...], strays: dict[int
     placed: list[Stray] = []
     acks_seen = 0
     for unit in units:
+        truth.at = len(entries)
         outcomes = unit.effect(truth)
         if outcomes is None:
             continue
@@ -792,5 +876,40 @@ def _assembled(units: Sequence[Unit], ends: tuple[Reason, ...], strays: dict[int
             acks_seen += 1
         expected += [(len(entries), outcome) for outcome in outcomes]
         entries.append(entry)
+    truth.at = "close"
     expected += [("close", outcome) for outcome in (truth.end("closed") if truth.connected else [])]
-    return GeneratedSession(entries, expected, ends, tuple(placed))
+    lanes = "session_lanes"  # a bare event is routed as the canonical value says
+    options = {lanes: option_defaults()[lanes]} if truth.bare_beside_named else {}
+    handed_over = _handed_over(expected, truth.began)
+    return GeneratedSession(entries, expected, ends, tuple(placed), handed_over, options)
+
+
+def _handed_over(expected: Sequence[tuple[At, Outcome]], turns: Sequence[_Turn]) -> list[tuple[At, Outcome]]:
+    """The ground truth under `tool_call_point: response_done` (CORE-POINT-1, CORE-POINT-2): a turn's
+    calls wait for its end; a turn that did not complete hands each over as `tool.error`
+    `incomplete`, after its terminal event's or error's outcomes and before its open calls' (CORE-CALL-6).
+    The harness moves an outcome of a terminal event or of close back to its call's done item, and
+    leaves one of an `error` event or a client step where it is (spec/vectors.md section 3.1)."""
+    ending: dict[str | None, tuple[At, TurnEnd] | None] = {
+        turn.response_id: turn.ended for turn in turns if turn.response_id is not None
+    }
+    owed: dict[tuple[At, str], list[Outcome]] = {}
+    kept: list[tuple[At, Outcome]] = []
+    for at, outcome in expected:
+        ended = ending.get(outcome.get("response_id")) if outcome["kind"] == "tool.call" else None
+        if ended is None or ended[1] == "completed":
+            kept.append((at, outcome))
+            continue
+        refused = handed_over(outcome, completed=False)
+        if ended[1] == "terminal" or ended[0] == "close":
+            kept.append((at, refused))  # moved back to the done item
+        else:
+            owed.setdefault((ended[0], outcome["response_id"]), []).append(refused)
+    placed: list[tuple[At, Outcome]] = []
+    for at, outcome in kept:
+        here = (at, outcome.get("response_id"))
+        if here in owed and ("item_id" in outcome or outcome["kind"] == "end"):
+            placed += [(at, refused) for refused in owed.pop(here)]
+        placed.append((at, outcome))
+    assert not owed, "every turn that ends says end"
+    return placed

@@ -92,9 +92,8 @@ def dumps(c: Choices, value: Any) -> str:
     return json.dumps(value, ensure_ascii=ensure_ascii, separators=separators)
 
 
-# Text that is not JSON (RFC 8259), or JSON whose meaning a parser must not choose (CORE-CALL-10,
-# CORE-CALL-11), by the mistake a lenient parser makes with it.
-NOT_JSON: tuple[tuple[str, ...], ...] = (
+# Text that is not JSON (RFC 8259) for any parser, by the mistake a lenient parser makes with it.
+NOT_JSON_ANYWHERE: tuple[tuple[str, ...], ...] = (
     (
         "",
         "{",
@@ -107,11 +106,16 @@ NOT_JSON: tuple[tuple[str, ...], ...] = (
         '{"a": "\\x"}',
     ),
     ('{"a": 1} x', '{"city": "Paris"}}', '{"a": 1}{"b": 2}', '{"a": tru}', '{"a": 1} // done'),
+)
+# JSON whose meaning RFC 8259 leaves to the parser, which the strict rules refuse (CORE-CALL-3,
+# CORE-CALL-10, CORE-CALL-11) and a platform's parser reads (`arguments_parser: platform`, core.md 12.9).
+LEFT_TO_THE_PARSER: tuple[tuple[str, ...], ...] = (
     ('{"a": NaN}', '{"a": Infinity}', '{"a": [-Infinity]}'),
     ('{"a": 1, "a": 2}', '{"x": {"b": [1], "b": [1]}}', '{"a": 1, "\\u0061": 2}'),
     ('{"n": 1e999}', '{"n": [-1e400]}', '{"n": 2e308}'),
     ('{"n": 1' + "0" * 400 + "}", '{"n": [-9' + "9" * 330 + "]}"),
 )
+NOT_JSON = NOT_JSON_ANYWHERE + LEFT_TO_THE_PARSER
 NOT_OBJECTS = ("[]", "[1, 2]", '"text"', "5", "-1.5", "null", "true", " [] ")
 
 Objects = Callable[[Choices], tuple[Any, "str | None"]]  # an object and where it fails a schema
@@ -142,7 +146,8 @@ def argument_text(c: Choices, objects: Objects, schema: bool) -> tuple[str, Verd
         value, pointer = objects(c)
         return dumps(c, value), Verdict(None, value, pointer)
     if shape == "not_json":
-        return c.pick(c.pick(NOT_JSON)), Verdict("invalid_json")
+        group = c.pick(NOT_JSON)
+        return c.pick(group), Verdict("invalid_json", parser_decides=group in LEFT_TO_THE_PARSER)
     if shape == "not_object":
         return c.pick(NOT_OBJECTS), Verdict("invalid_arguments")
     if shape == "strings":  # brackets inside strings do not nest (CORE-LIMIT-2)

@@ -12,7 +12,9 @@ from ..event_types import event_types
 from ..schemas import OPTIONS, option_defaults, schema
 
 Profile = Literal["core", "custom-tools", "execution", "sse"]
-ToolCallPoint = Literal["output_item_done", "arguments_done"]  # the option's values, as typed
+ToolCallPoint = Literal[
+    "output_item_done", "arguments_done", "response_done"
+]  # the option's values, as typed
 EndStatus = Literal["completed", "failed", "incomplete", "cancelled", "truncated"]
 TerminalStatus = Literal["completed", "failed", "incomplete"]
 ItemKind = Literal["message", "reasoning", "function", "custom", "hosted"]
