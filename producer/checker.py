@@ -80,7 +80,12 @@ def _unstated(response: dict[str, Any]) -> list[str]:
 # What the final response states again of an item that was done (PROD-LIFE-7): what a client acts on.
 _RESTATED = ("type", "status", "call_id", "name", "namespace")
 _IF_BOTH_STATE = frozenset({"status"})  # compared only where the done item and the output both state it
-_NOTHING = object()  # a member not stated
+_NOTHING = object()  # a member not stated, or stated null
+
+
+def _member(item: dict[str, Any], member: str) -> object:
+    value = item.get(member)
+    return _NOTHING if value is None else value
 
 
 def _text_member(item_type: str) -> tuple[str, ...]:
@@ -90,7 +95,7 @@ def _text_member(item_type: str) -> tuple[str, ...]:
 
 
 def _stated(item: dict[str, Any], member: str) -> str:
-    return repr(item[member]) if member in item else "no " + member
+    return "no " + member if _member(item, member) is _NOTHING else repr(item[member])
 
 
 def _at(value: object, path: tuple[str, ...]) -> object:
@@ -334,8 +339,11 @@ class _Checker:
             differs = [
                 f"{member} {_stated(listed, member)} (its done item: {_stated(item.stated, member)})"
                 for member in _RESTATED + _text_member(item.type)
-                if listed.get(member, _NOTHING) != item.stated.get(member, _NOTHING)
-                and not (member in _IF_BOTH_STATE and not (member in listed and member in item.stated))
+                if _member(listed, member) != _member(item.stated, member)
+                and not (
+                    member in _IF_BOTH_STATE
+                    and _NOTHING in (_member(listed, member), _member(item.stated, member))
+                )
             ]
             if differs:
                 self.report("PROD-LIFE-7", f"response.output states {item_id!r} with {'; '.join(differs)}")
