@@ -13,17 +13,14 @@ to its application. `OBSERVES` is what such a library shows (spec/observation.md
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
-LIFECYCLE = {
-    "response.created": "created",
-    "response.queued": "queued",
-    "response.in_progress": "in_progress",
-    "response.completed": "completed",
-    "response.failed": "failed",
-    "response.incomplete": "incomplete",
-}
-TERMINAL = {"completed", "failed", "incomplete"}
+# The tables this module shares with node-common/responses_events.js, in one file both read.
+_TABLES = json.loads((Path(__file__).parent / "responses_events.json").read_text(encoding="utf-8"))
+LIFECYCLE: dict[str, str] = _TABLES["lifecycle"]
+TERMINAL = frozenset(_TABLES["terminal"])
 FAILED_WITHOUT_ERROR = "the response failed and states no error"
 # What an application handed the API's own events is shown (spec/observation.md): every outcome
 # `Translation` reads off them, with each field it copies, and no `tool.error`. A library that hands
@@ -31,33 +28,12 @@ FAILED_WITHOUT_ERROR = "the response failed and states no error"
 # producer marked incomplete (the application decides that, `decided_call`), a call still open when
 # the response ends (the terminal event tells the application the response is over). An agent SDK
 # that runs the calls itself has none either, for a call it does not run.
-OBSERVES = {
-    "text.delta": ["item_id", "output_index", "content_index", "delta", "phase", "agent"],
-    "text.done": ["item_id", "content_index", "text", "phase", "agent"],
-    "refusal.delta": ["item_id", "content_index", "delta"],
-    "reasoning.delta": ["item_id", "content_index", "summary_index", "delta"],
-    "tool.arguments.delta": ["item_id", "delta"],
-    "tool.call": ["item_id", "call_id", "name", "namespace", "tool_type", "arguments", "input"],
-    "lifecycle": ["event", "response_id"],
-    "error": ["code", "message"],
-    "ignored": ["type"],
-    "end": ["status"],
-}
+OBSERVES: dict[str, list[str]] = _TABLES["observes"]
 # Handed over, and nothing for the outcome vocabulary to route: the call comes from its done item.
-SILENT = {
-    "response.function_call_arguments.done",
-    "response.custom_tool_call_input.done",
-}
+SILENT = frozenset(_TABLES["silent"])
 # The channel deltas: outcome kind, and the fields the outcome copies from the event.
-CHANNELS = {
-    "response.output_text.delta": ("text.delta", ("item_id", "output_index", "content_index", "delta")),
-    "response.output_text.done": ("text.done", ("item_id", "content_index", "text")),
-    "response.refusal.delta": ("refusal.delta", ("item_id", "content_index", "delta")),
-    "response.reasoning_text.delta": ("reasoning.delta", ("item_id", "content_index", "delta")),
-    "response.reasoning.delta": ("reasoning.delta", ("item_id", "content_index", "delta")),
-    "response.reasoning_summary_text.delta": ("reasoning.delta", ("item_id", "summary_index", "delta")),
-    "response.function_call_arguments.delta": ("tool.arguments.delta", ("item_id", "delta")),
-    "response.custom_tool_call_input.delta": ("tool.arguments.delta", ("item_id", "delta")),
+CHANNELS: dict[str, tuple[str, list[str]]] = {
+    kind: (outcome, names) for kind, (outcome, names) in _TABLES["channels"].items()
 }
 
 

@@ -9,31 +9,14 @@
 const readline = require("node:readline");
 const { PROTOCOL_VERSION } = require("./protocol.js");
 
-const LIFECYCLE = {
-  "response.created": "created",
-  "response.queued": "queued",
-  "response.in_progress": "in_progress",
-  "response.completed": "completed",
-  "response.failed": "failed",
-  "response.incomplete": "incomplete",
-};
-const TERMINAL = new Set(["completed", "failed", "incomplete"]);
+// The tables this module shares with ../responses_events.py, in one file both read.
+const TABLES = require("../responses_events.json");
+const LIFECYCLE = TABLES.lifecycle;
+const TERMINAL = new Set(TABLES.terminal);
 // Handed over, and nothing for the outcome vocabulary to route: the call comes from its done item.
-const SILENT = new Set([
-  "response.function_call_arguments.done",
-  "response.custom_tool_call_input.done",
-]);
+const SILENT = new Set(TABLES.silent);
 // The channel deltas: outcome kind, and the fields the outcome copies from the event.
-const CHANNELS = {
-  "response.output_text.delta": ["text.delta", ["item_id", "output_index", "content_index", "delta"]],
-  "response.output_text.done": ["text.done", ["item_id", "content_index", "text"]],
-  "response.refusal.delta": ["refusal.delta", ["item_id", "content_index", "delta"]],
-  "response.reasoning_text.delta": ["reasoning.delta", ["item_id", "content_index", "delta"]],
-  "response.reasoning.delta": ["reasoning.delta", ["item_id", "content_index", "delta"]],
-  "response.reasoning_summary_text.delta": ["reasoning.delta", ["item_id", "summary_index", "delta"]],
-  "response.function_call_arguments.delta": ["tool.arguments.delta", ["item_id", "delta"]],
-  "response.custom_tool_call_input.delta": ["tool.arguments.delta", ["item_id", "delta"]],
-};
+const CHANNELS = TABLES.channels;
 
 // What an application handed the API's own events is shown (spec/observation.md): every outcome
 // `Translation` reads off them, with each field it copies, and no `tool.error`. An SDK that hands
@@ -41,18 +24,7 @@ const CHANNELS = {
 // producer marked incomplete (the application decides that, `doneItem`), a call still open when the
 // response ends (the terminal event tells the application the response is over). An agent SDK that
 // runs the calls itself has none either, for a call it does not run.
-const OBSERVES = {
-  "text.delta": ["item_id", "output_index", "content_index", "delta", "phase", "agent"],
-  "text.done": ["item_id", "content_index", "text", "phase", "agent"],
-  "refusal.delta": ["item_id", "content_index", "delta"],
-  "reasoning.delta": ["item_id", "content_index", "summary_index", "delta"],
-  "tool.arguments.delta": ["item_id", "delta"],
-  "tool.call": ["item_id", "call_id", "name", "namespace", "tool_type", "arguments", "input"],
-  "lifecycle": ["event", "response_id"],
-  "error": ["code", "message"],
-  "ignored": ["type"],
-  "end": ["status"],
-};
+const OBSERVES = TABLES.observes;
 
 const field = (value, name) => (value !== null && typeof value === "object" ? value[name] ?? null : null);
 
