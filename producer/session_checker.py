@@ -34,7 +34,8 @@ def _session_mark(entry: Any) -> bool:
         return False
     if is_step(entry):
         return entry["control"] in SESSION_STEPS
-    return "stream_id" in entry or entry.get("type") in ACKNOWLEDGEMENTS
+    kind = entry.get("type")
+    return "stream_id" in entry or (isinstance(kind, str) and kind in ACKNOWLEDGEMENTS)
 
 
 def _code(event: dict[str, Any]) -> object:
