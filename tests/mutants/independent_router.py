@@ -813,6 +813,9 @@ class EventStreamDecoder:
         if self.after_cr:
             self.after_cr = False
             text = text.removeprefix("\n")  # SSE-LINE-3: CR LF cut between two chunks
+        if "\n" not in text and "\r" not in text:  # no line ends here: most chunks of a byte-wise cut
+            self.line.append(text)
+            return []
         dispatched: list[str] = []
         pieces = _LINE_BREAK.split(text)
         for piece in pieces[::2][:-1]:  # every piece a line break ends
