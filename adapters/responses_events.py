@@ -5,7 +5,10 @@ hand over events of the API's own shape (typed models with the API's field
 names, or plain dicts). `Translation` reads each event the application is
 handed and answers the outcomes it means, one to one, adding nothing: no
 parsing, no checking, no state but the end status. What a library does not
-hand over produces nothing.
+hand over produces nothing. The one decision it makes is the application's
+own: whether to run a done call item, by the fields the item states
+(`decided_call`), since a raw SDK hands every done item over and leaves that
+to its application.
 """
 
 from __future__ import annotations
@@ -68,6 +71,28 @@ def call_of(item: Any) -> list[dict[str, Any]]:
     return [call]
 
 
+def decided_call(item: Any) -> list[dict[str, Any]]:
+    """A done call item decided as an application reading its documented fields decides it: a call
+    the item states whole (call id, name, arguments or input) and does not mark `status:
+    incomplete` is run; any other is refused as incomplete, never run (CORE-CALL-5)."""
+    calls = call_of(item)
+    if not calls:
+        return []
+    call = calls[0]
+    source = call.get("arguments", call.get("input"))
+    if field(item, "status") != "incomplete" and None not in (call["call_id"], call["name"], source):
+        return calls
+    return [
+        {
+            "kind": "tool.error",
+            "item_id": call["item_id"],
+            "call_id": call["call_id"],
+            "code": "incomplete",
+            "message": "the call item is incomplete: the application does not run it",
+        }
+    ]
+
+
 class Translation:
     """One stream's events, as the application is handed them, into outcomes."""
 
@@ -95,7 +120,7 @@ class Translation:
                 self.phases[field(item, "id")] = field(item, "phase")
             return []
         if kind == "response.output_item.done":
-            return call_of(field(event, "item"))
+            return decided_call(field(event, "item"))
         if kind in SILENT:
             return []
         return [{"kind": "ignored", "type": kind}]

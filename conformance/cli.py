@@ -1,6 +1,6 @@
 """The `streamroute` command: `run` vectors against an implementation, `smoke`-test an adapter
 command, render a run's report (`summary`, `badge`, `baseline`), `lint` vector files,
-`check-capture` a recorded stream."""
+`check-capture` a recorded stream, `probe` a producer through scenarios."""
 
 from __future__ import annotations
 
@@ -19,10 +19,14 @@ from typing import Any, NoReturn
 # A module only one command uses is imported when that command runs, so that the others
 # start without it: Hypothesis, for one, is loaded by `fuzz` only.
 from . import render
-from .implementation import described
+from .gate import Gate
+from .implementation import described, unknown_profiles
+from .limits import Shown, printable
+from .progress import Progress
 from .report import Record, Report, ReportError, report_of, unwritable, write_text
-from .results import Status, executed, run_failed
+from .results import Status
 from .schemas import BUNDLED_VECTORS, SPEC_DIR, VECTOR, protocol_version, schema
+from .selection import Selection, add_selection_arguments
 from .suite import (
     DEFAULT_ADAPTER,
     DEFAULT_TIMEOUT,
@@ -33,6 +37,7 @@ from .suite import (
     run_suite,
     vector_roots,
 )
+from .vector_cache import VectorCache, enabled
 
 
 class _Parser(argparse.ArgumentParser):
@@ -74,6 +79,17 @@ def _writable(path: Path | None) -> None:
 def _optional_path(text: str) -> Path | None:
     """A path; an empty one, as an unset variable gives, is none."""
     return Path(text) if text else None
+
+
+def _count(text: str) -> int:
+    """A number of vectors: a non-negative integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is less than 0")
+    return value
 
 
 @dataclass(frozen=True)
@@ -127,6 +143,18 @@ _SHARED = (
         flag=True,
     ),
     Option(
+        "allow-partial",
+        "pass a partial claim of this profile: not every MUST requirement observed (repeatable)",
+        "PROFILE",
+        repeatable=True,
+    ),
+    Option("max-skipped", "fail the run when more than N vectors are skipped", "N", _count),
+    Option(
+        "no-cache",
+        "read every vector file anew, not from the cache of files already read (always so when CI is set)",
+        flag=True,
+    ),
+    Option(
         "examples", "how many generated streams to run, judged by their ground truth", "N", int, pytest="fuzz"
     ),
     Option("seed", "the generated streams' random seed, to repeat a run", "S", int, pytest="fuzz-seed"),
@@ -141,9 +169,13 @@ _SHARED = (
 SHARED_OPTIONS = {option.name: option for option in _SHARED}
 
 
-def prepare_suite(given: Callable[[str], Any]) -> Suite:
+def prepare_suite(given: Callable[[str], Any], selection: Selection | None = None) -> Suite:
     """The suite the shared options ask for; `given(name)`: the value of option `name`, None if none."""
     timeout = given("timeout")
+    problem = unknown_profiles(given("allow-partial") or ())
+    if problem is not None:
+        raise UsageError(f"--allow-partial: {problem}")
+    gate = Gate(bool(given("allow-empty")), tuple(given("allow-partial") or ()), given("max-skipped"))
     return Suite.prepare(
         given("adapter"),
         given("vectors"),
@@ -151,6 +183,9 @@ def prepare_suite(given: Callable[[str], Any]) -> Suite:
         given("expected-failures"),
         adapter_command=given("adapter-command"),
         timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+        gate=gate,
+        no_cache=bool(given("no-cache")),
+        selection=selection,
     )
 
 
@@ -167,7 +202,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"--report and --junitxml name the same file, {args.report}")
     if args.maxfail is not None and args.maxfail < 1:
         raise UsageError("--maxfail must be at least 1")
-    suite = prepare_suite(lambda name: getattr(args, name.replace("-", "_")))
+    suite = prepare_suite(lambda name: getattr(args, name.replace("-", "_")), Selection.of(args))
     try:
         return _run_suite(suite, args)
     finally:
@@ -176,41 +211,46 @@ def _run(args: argparse.Namespace) -> int:
 
 def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
     for warning in suite.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {printable(warning, Shown.LINE)}", file=sys.stderr)
     print(f"implementation: {described(suite.implementation.info)}")
     if suite.reference_by_default:
         print("implementation: the reference router, as neither --adapter nor --adapter-command names one")
 
     folding = render.Folding()
+    progress = Progress("vectors", len(suite.vectors), prefix="streamroute run")
 
     def show(record: Record) -> None:  # each vector as it comes, from its report line
         status = Status(record["status"])
         if status is Status.SKIPPED or (args.quiet and status.is_failure):
-            print(render.vector_line(record))
+            progress.say(render.vector_line(record))
         elif status.is_failure or (args.verbose and status is not Status.PASSED):
             text = render.vector_text(record) if args.verbose else folding.text(record)
             if text is not None:
-                print(text)
+                progress.say(text)
 
-    run = run_suite(suite, show, args.maxfail)
+    with progress.ticking():
+        run = run_suite(suite, show, args.maxfail, progress)
     for error in suite.file_errors:
-        print(f"BAD VECTOR FILE {error}" + ("" if args.quiet else "\n"))
-    for line in folding.summary():
+        print(f"BAD VECTOR FILE {printable(str(error))}" + ("" if args.quiet else "\n"))
+    for line in [*folding.summary(), *render.triage_lines(run.records)]:
         print(line)
     report = report_of(suite, run)
     if args.report:
         report.write(args.report)
     if args.junitxml:
         write_text(args.junitxml, render.junit_xml(report), "JUnit XML")
+    for line in render.claim_lines(report):
+        print(line)
     if run.totals.not_run:
         vectors = "vector" if args.maxfail == 1 else "vectors"
         print(f"streamroute: stopped after {args.maxfail} failed or errored {vectors} (--maxfail)")
     print("streamroute: " + run.totals.describe())
-    if not args.allow_empty and not executed(run.totals.counts):
-        why = "each is not applicable or skipped" if suite.vectors else "none is selected"
-        print(f"streamroute: no vector ran: {why}; --allow-empty accepts that", file=sys.stderr)
-    failed = run_failed(run.totals.counts, run.totals.bad_files, allow_empty=args.allow_empty)
-    return 1 if failed else 0
+    for problem in report.problems:
+        if problem.startswith("no vector ran"):
+            why = "each is not applicable or skipped" if suite.vectors else "none is selected"
+            problem = f"no vector ran: {why}; --allow-empty accepts that"
+        print(f"streamroute: {problem}", file=sys.stderr)
+    return 1 if report.problems else 0
 
 
 def _smoke(args: argparse.Namespace) -> int:
@@ -218,9 +258,9 @@ def _smoke(args: argparse.Namespace) -> int:
 
     check_implementation(None, args.adapter_command, args.timeout)
     try:
-        print(smoke(args.adapter_command, args.timeout))
+        print(printable(smoke(args.adapter_command, args.timeout), Shown.LINE))
     except SmokeFailure as exc:
-        print(f"streamroute smoke: {exc}", file=sys.stderr)
+        print(f"streamroute smoke: {printable(str(exc), Shown.LINE)}", file=sys.stderr)
         return 1
     return 0
 
@@ -229,7 +269,7 @@ def _summary(args: argparse.Namespace) -> int:
     report = Report.load(args.report)
     formats = {"text": render.summary_text, "markdown": render.summary_markdown, "junit": render.junit_xml}
     sys.stdout.write(formats[args.format](report))
-    return 1 if report.totals.failed else 0
+    return 1 if report.failed else 0
 
 
 def _output(text: str, path: Path | None) -> None:
@@ -249,26 +289,63 @@ def _badge(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    _output(render.baseline(Report.load(args.report), str(args.report)), args.output)
+    from .expected_failures import baseline
+
+    _output(baseline(Report.load(args.report).vectors), args.output)
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    from .selection import SelectionError
+    from .show import shown, vector_file
+
+    try:
+        path = vector_file(vector_roots(args.vectors), args.id)
+        sys.stdout.write(shown(path))
+    except SelectionError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {exc.filename}: {exc.strerror}") from None
     return 0
 
 
 def _lint(args: argparse.Namespace) -> int:
+    from streamroute.producer.scenarios import BUNDLED_SCENARIOS, lint_scenarios
+
     from .lint import lint
 
-    count, problems = lint(vector_roots(args.vectors), check_coverage=args.coverage or not args.vectors)
-    for problem in problems:
+    cache = VectorCache() if enabled(args.no_cache) else None
+    count, problems = lint(vector_roots(args.vectors), args.coverage or not args.vectors, cache=cache)
+    for warning in [] if cache is None else cache.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    scenario_roots = args.scenarios or ([] if args.vectors else [BUNDLED_SCENARIOS])
+    scenarios, scenario_problems = lint_scenarios(scenario_roots) if scenario_roots else (0, [])
+    for problem in problems + scenario_problems:
         print(problem)
-    print(f"streamroute lint: {count} vectors, {len(problems)} problems")
-    return 1 if problems or not count else 0
+    found = len(problems) + len(scenario_problems)
+    linted = f"{count} vectors" + (f", {scenarios} scenarios" if scenario_roots else "")
+    print(f"streamroute lint: {linted}, {found} problems")
+    return 1 if found or (not count and not scenarios) else 0
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    from streamroute.matrix.run import run_matrix, unexplained
+    from streamroute.matrix.run import misclassed_failures, run_matrix, unexplained
+
+    if args.producers:
+        from streamroute.matrix.producers import add_producer_sections, run_producers
+
+        config, reports = args.config.parent / "producer-matrix.yaml", args.reports / "producers"
+        for probed in run_producers(config, args.workdir, reports, args.only):
+            print(f"{probed.producer.id}: {probed.records[-1]['counts'] if probed.records else probed.why}")
+        add_producer_sections(config, reports, args.output)
+        print(f"streamroute matrix: wrote the producer section of {args.output}")
+        return 0
 
     matrix, reports = run_matrix(args.config, args.output, args.reports, args.workdir, args.only)
     for line in unexplained(matrix, reports):
         print(f"unexplained failure: {line}")
+    for line in misclassed_failures(matrix, reports):
+        print(f"routing failure not explained by a defect: {line}")
     for entry, report in reports:
         print(f"{entry.id}: {report.totals.describe()}")
     print(f"streamroute matrix: wrote {args.output}")
@@ -283,19 +360,28 @@ def _fuzz(args: argparse.Namespace) -> int:
     if args.save_to is not None and args.save_to.exists() and not args.save_to.is_dir():
         raise UsageError(f"--save-to {args.save_to} is not a directory")
     implementation = load_implementation(args.adapter, args.adapter_command, args.timeout)
+    progress = Progress("generated streams run", prefix="streamroute fuzz")
     try:
-        outcome = fuzz(implementation, args.examples, args.seed, args.save_to)
+        with progress.ticking():
+            outcome = fuzz(implementation, args.examples, args.seed, args.save_to, progress=progress)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     finally:
         implementation.close()
     print(f"implementation: {described(implementation.info)}")
     failure = outcome.failure
+    declined = len(outcome.declined)
+    if failure is None and declined == outcome.examples:
+        print(
+            f"streamroute fuzz: the implementation declined all {declined} generated streams: none was judged"
+        )
+        return 1
     if failure is None:
-        print(f"streamroute fuzz: {outcome.examples} generated streams, no failure")
+        skipped = f" ({declined} declined by the implementation)" if declined else ""
+        print(f"streamroute fuzz: {outcome.examples} generated streams{skipped}, no failure")
         return 0
     print(f"FAILED a generated stream (shrunk to {len(failure.stream.events)} events):")
-    print("\n".join("  " + line for line in failure.message.splitlines()))
+    print(printable("\n".join("  " + line for line in failure.message.splitlines())))
     if failure.path is not None:
         print(f"streamroute fuzz: wrote {failure.path} (vector {failure.vector['id']})")
     print(f"streamroute fuzz: failed after {outcome.examples} generated streams, shrinking included")
@@ -320,6 +406,53 @@ def _bench(args: argparse.Namespace) -> int:
             return bench(args.scale, args.repeats, file, args.memory_mib, vectors)
     except OSError as exc:
         raise UsageError(f"cannot write {args.json}: {exc.strerror}") from exc
+
+
+def _probe(args: argparse.Namespace) -> int:
+    from streamroute.producer.probe import ScenarioResult, Target
+    from streamroute.producer.probe_report import failed, summary_markdown
+    from streamroute.producer.probe_run import REPORT, ProbeRun, ProbeUsageError, run_probe
+    from streamroute.producer.scenarios import BUNDLED_SCENARIOS
+
+    if args.live and args.upstream_port is not None:
+        raise UsageError("--live probes a service with no fake upstream; --upstream-port names one")
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    models: dict[str, str] = {}
+    for given in args.model:
+        api, sep, name = given.rpartition("=")
+        for each in [api] if sep else ["chat-completions", "responses"]:
+            if each not in ("chat-completions", "responses") or not name:
+                raise UsageError(f"--model {given!r}: give NAME, or chat-completions=NAME or responses=NAME")
+            models[each] = name
+    run = ProbeRun(
+        Target(
+            args.base_url,
+            {"chat-completions": "streamroute-probe", "responses": "streamroute-probe", **models},
+            {"Authorization": f"Bearer {args.api_key}"} if args.api_key else {},
+            args.timeout,
+            args.transport,
+        ),
+        args.scenarios or [BUNDLED_SCENARIOS],
+        args.output,
+        None if args.live else (8900 if args.upstream_port is None else args.upstream_port),
+        args.only,
+        adapter=args.adapter,
+        adapter_command=args.adapter_command,
+    )
+
+    def line(result: ScenarioResult) -> str:
+        return f"{result.status.value.upper()} {result.id}" + (
+            f": {result.message}" if result.message else ""
+        )
+
+    try:
+        records = run_probe(run, line, "streamroute probe")
+    except ProbeUsageError as exc:
+        raise UsageError(str(exc)) from None
+    print(summary_markdown(records).split("\n\n")[1])
+    print(f"streamroute probe: wrote {args.output / REPORT} and the captures beside it")
+    return 1 if failed(records) else 0
 
 
 def _check_capture(args: argparse.Namespace) -> int:
@@ -393,6 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add(run, "adapter", "adapter-command")
     _add(run, "timeout", default=DEFAULT_TIMEOUT)
     _add(run, "vectors", "profile", "expected-failures")
+    add_selection_arguments(run)
     run.add_argument(
         "-v",
         "--verbose",
@@ -426,7 +560,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         help="stop after N failed or errored vectors; the others count as not run",
     )
-    _add(run, "allow-empty")
+    _add(run, "allow-empty", "allow-partial", "max-skipped", "no-cache")
     run.set_defaults(handler=_run)
 
     smoke = commands.add_parser(
@@ -455,8 +589,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     baseline.add_argument("-o", "--output", metavar="FILE", type=Path, help="write it here, not to stdout")
     baseline.set_defaults(handler=_baseline)
 
+    show = commands.add_parser("show", help="print a vector's file: its absolute path, then its content")
+    show.add_argument("id", metavar="ID", help="the vector's id, its path under the vectors root")
+    _add(show, "vectors")
+    show.set_defaults(handler=_show)
+
     lint = commands.add_parser("lint", help="check vector files against their schema and the spec")
-    _add(lint, "vectors")
+    _add(lint, "vectors", "no-cache")
+    lint.add_argument(
+        "--scenarios",
+        metavar="DIR",
+        type=Path,
+        action="append",
+        default=[],
+        help="a directory of probe scenarios (repeatable; default: the bundled ones, unless --vectors)",
+    )
     lint.add_argument(
         "--coverage",
         action="store_true",
@@ -496,6 +643,62 @@ def main(argv: Sequence[str] | None = None) -> int:
     vectorize.add_argument("--force", action="store_true", help="replace vector files that exist")
     vectorize.set_defaults(handler=_vectorize)
 
+    probe = commands.add_parser(
+        "probe",
+        help="drive a producer (a Responses server or gateway) through scenarios behind a fake upstream; "
+        "check, route and vectorize what it streams (spec/producer.md section 8)",
+    )
+    probe.add_argument(
+        "--base-url", required=True, help="the producer's API root, e.g. http://127.0.0.1:4000/v1"
+    )
+    probe.add_argument(
+        "--upstream-port",
+        metavar="PORT",
+        type=int,
+        help="the loopback port of the fake upstream the producer is pointed at (default: 8900)",
+    )
+    probe.add_argument(
+        "--live",
+        action="store_true",
+        help="a real model behind --base-url: no fake upstream, live scenarios only",
+    )
+    probe.add_argument(
+        "--model",
+        metavar="[API=]NAME",
+        action="append",
+        default=[],
+        help="the model to ask for (default streamroute-probe); chat-completions=NAME or responses=NAME "
+        "for the scenarios of one upstream API (repeatable)",
+    )
+    probe.add_argument(
+        "--transport",
+        choices=["sse", "websocket"],
+        default="sse",
+        help="POST and read SSE (default), or the Responses API's WebSocket mode on the same path",
+    )
+    probe.add_argument("--api-key", help="sent as a bearer token")
+    probe.add_argument(
+        "--timeout", metavar="SECONDS", type=float, default=30.0, help="the longest silence of the producer"
+    )
+    probe.add_argument(
+        "--scenarios",
+        metavar="DIR",
+        type=Path,
+        action="append",
+        default=[],
+        help="instead of the bundled ones",
+    )
+    probe.add_argument("--only", metavar="ID", action="append", default=[], help="run only this scenario")
+    probe.add_argument(
+        "--output",
+        metavar="DIR",
+        type=Path,
+        default=Path("probe-report"),
+        help="where report.jsonl, junit.xml, summary.md, captures/ and vectors/ go (default: probe-report)",
+    )
+    _add(probe, "adapter", "adapter-command")
+    probe.set_defaults(handler=_probe)
+
     matrix = commands.add_parser(
         "matrix",
         help="install and run real implementations (a matrix file), write their reports and docs/matrix.md",
@@ -516,6 +719,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         default=[],
         help="run only this implementation (repeatable); the others' reports are reused",
+    )
+    matrix.add_argument(
+        "--producers",
+        action="store_true",
+        help="run the producers of producer-matrix.yaml (beside --config) through `probe` instead, "
+        "and write their section of the matrix",
     )
     matrix.set_defaults(handler=_matrix)
 
@@ -565,7 +774,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         code: int = args.handler(args)
     except (UsageError, ReportError) as exc:
-        print(f"streamroute: {exc}", file=sys.stderr)
+        print(f"streamroute: {printable(str(exc), Shown.LINE)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("streamroute: interrupted", file=sys.stderr)

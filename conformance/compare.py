@@ -25,6 +25,9 @@ ARGUMENTS_DONE_EVENTS = {
     "response.function_call_arguments.done",
     "response.custom_tool_call_input.done",
 }
+CUSTOM_INPUT_EVENTS = {"response.custom_tool_call_input.delta", "response.custom_tool_call_input.done"}
+ITEM_EVENTS = {"response.output_item.added", "response.output_item.done"}
+TERMINAL_EVENTS = {"response.completed", "response.failed", "response.incomplete"}
 
 
 def to_parsed_arguments(produced: Sequence[Produced]) -> list[Produced]:
@@ -113,53 +116,139 @@ def to_shown(
 _AT = frozenset({"at"})  # an expected outcome's event, which is no field of the outcome
 
 
-def _event_type(event: Any) -> Any:
-    return event.get("type") if isinstance(event, dict) else None
+def _event_type(event: Any) -> str | None:
+    """An event's type, None for one whose `type` is no string (an array or an object is
+    malformed, CORE-EVT-9, and no set of types holds it)."""
+    kind = event.get("type") if isinstance(event, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
-def _done_item_id(event: Any) -> Any:
-    item = event.get("item") if isinstance(event, dict) else None
-    return item.get("id") if isinstance(item, dict) else None
+class ItemNames:
+    """Which item each event of a stream names, as a router attributes it: by `item_id`, else
+    (a custom input event) by `call_id`, else by `output_index` (CORE-ITEM-2, CORE-ITEM-8); an
+    item event or done item whose `item_id` names no announced item, under `item_correlation:
+    output_index`, by its `output_index` (CORE-ITEM-10). None for an event that names none."""
+
+    def __init__(self, events: Sequence[Any], correlation: str) -> None:
+        self.names: list[str | None] = []
+        announced: set[str] = set()
+        at_index: dict[int, str] = {}
+        with_call_id: dict[str, str] = {}  # the first item stating each call id
+        latest_with_call_id: dict[str, str] = {}  # the item announced last with it (CORE-ITEM-8)
+        call_id_of: dict[str, str] = {}
+        for event in events:
+            name = None
+            if isinstance(event, dict):
+                item = event.get("item")
+                stated = item.get("id") if isinstance(item, dict) else event.get("item_id")
+                index = event.get("output_index")
+                index = index if isinstance(index, int) and not isinstance(index, bool) else None
+                call_id = event.get("call_id")
+                announcing = _event_type(event) == "response.output_item.added"
+                if isinstance(stated, str) and (
+                    announcing or stated in announced or correlation != "output_index"
+                ):
+                    name = stated
+                elif isinstance(stated, str):
+                    name = at_index.get(index, stated) if index is not None else stated
+                elif isinstance(call_id, str) and _event_type(event) in CUSTOM_INPUT_EVENTS:
+                    name = latest_with_call_id.get(call_id)
+                elif index is not None:
+                    name = at_index.get(index)
+                if _event_type(event) in ITEM_EVENTS and isinstance(item, dict) and name is not None:
+                    if name not in announced:  # announced now (CORE-ITEM-1, CORE-ITEM-6)
+                        announced.add(name)
+                        at_index[len(announced) - 1 if index is None else index] = name
+                    stated_call_id = item.get("call_id")
+                    if isinstance(stated_call_id, str):
+                        with_call_id.setdefault(stated_call_id, name)
+                        if call_id_of.get(name) != stated_call_id:  # announced, or restated
+                            latest_with_call_id[stated_call_id] = name
+                            call_id_of[name] = stated_call_id
+            self.names.append(name)
+        self.with_call_id = with_call_id
+
+    def item_of(self, outcome: dict[str, Any]) -> str | None:
+        """The item an outcome names: its `item_id`, else the item whose call its `call_id` is
+        (an adapter that does not observe item ids, spec/observation.md)."""
+        item_id, call_id = outcome.get("item_id"), outcome.get("call_id")
+        if isinstance(item_id, str):
+            return item_id
+        return self.with_call_id.get(call_id) if isinstance(call_id, str) else None
+
+    def done_events(self, item_id: str, events: Sequence[Any], positions: range) -> list[int]:
+        """The `output_item.done` events of `item_id` among the events at `positions`."""
+        return [
+            index
+            for index in positions
+            if _event_type(events[index]) == "response.output_item.done" and self.names[index] == item_id
+        ]
 
 
-def to_canonical_point(produced: Sequence[Produced], events: Sequence[Any]) -> list[Produced]:
-    """Option `tool_call_point: arguments_done` (spec/core.md CORE-CALL-8).
+def to_canonical_point(
+    produced: Sequence[Produced],
+    events: Sequence[Any],
+    point: str,
+    correlation: str = "item_id",
+    expected: Sequence[dict[str, Any]] = (),
+    stopped_at: At | None = None,
+) -> list[Produced]:
+    """Options `tool_call_point: arguments_done` and `response_done` (spec/core.md CORE-CALL-8,
+    CORE-POINT-1; spec/vectors.md section 3.1). `stopped_at`: the event of the first fault of a
+    stream that stops there (`producer_fault: ends_stream`); nothing moves to it or past it.
 
-    Every outcome produced at an arguments `.done` event that names an item
-    (the call's `tool.call` or `tool.error`, and what its completion brings:
-    `diff.*`, `error` `consumer_failed`) moves, in order, to the end of the
-    outcomes of the first later `output_item.done` of that item. Outcomes
-    without `item_id` (a `done_mismatch`) stay, and so does every outcome of
-    another event (an `error` `call_retracted` at the done item comes before
-    the moved `tool.call`).
+    Under `arguments_done`, every outcome that names an item (the call's `tool.call` or
+    `tool.error`, and what its completion brings: `diff.*`, `error` `consumer_failed`, its
+    execution outcomes) produced at that item's own arguments `.done` moves, in order, to the
+    end of the outcomes of a later `output_item.done` of the item. Under `response_done`, every
+    outcome that names an item produced at the response's end (a terminal event, or close)
+    moves to the end of the outcomes of an earlier `output_item.done` of the item: the one the
+    vector expects an outcome of that kind for that item at, when it expects one (a router routes
+    the done item it takes, not a refused one), else the first. An outcome of another
+    event, one that names no item (a `done_mismatch`) or another item than its event's, stays
+    where it was produced; so does one with no such done event (an `error` `call_retracted` at
+    the done item comes before the moved `tool.call`). An outcome that states a `call_id` but no
+    `item_id` names the item of that call.
     """
+    names = ItemNames(events, correlation)
+    wanted: dict[tuple[Any, Any], set[At]] = {}
+    for want in expected:
+        wanted.setdefault((want["kind"], want.get("item_id")), set()).add(want["at"])
     placed = []
     for sequence, entry in enumerate(produced):
-        target = _canonical_event(entry, events)
-        moved = target is not None
+        target = None
+        candidates = _done_events(entry, events, names, point)
+        if stopped_at is not None and stopped_at != "close":
+            candidates = [index for index in candidates if index < stopped_at]
+        if candidates:
+            outcome = entry.outcome
+            expected_at = wanted.get((outcome["kind"], names.item_of(outcome)))
+            target = (
+                candidates[0] if expected_at is None else min(set(candidates) & expected_at, default=None)
+            )
         at = target if target is not None else entry.at
-        placed.append(((_at_key(at), moved, sequence), Produced(at, entry.outcome)))
+        placed.append(((at_key(at), target is not None, sequence), Produced(at, entry.outcome)))
     return [entry for _, entry in sorted(placed, key=lambda pair: pair[0])]
 
 
-def _at_key(at: At) -> float:
+def at_key(at: At) -> float:
+    """An `at` as a number that sorts in stream order, close last."""
     return float("inf") if at == "close" else float(at)
 
 
-def _canonical_event(entry: Produced, events: Sequence[Any]) -> int | None:
+def _done_events(entry: Produced, events: Sequence[Any], names: ItemNames, point: str) -> list[int]:
+    """The done events of its item an outcome may move to, in order; none when it stays."""
     outcome = entry.outcome
-    if entry.at == "close" or not isinstance(outcome, dict):
-        return None
-    item_id = outcome.get("item_id")
-    if not isinstance(item_id, str) or _event_type(events[entry.at]) not in ARGUMENTS_DONE_EVENTS:
-        return None
-    for index in range(entry.at + 1, len(events)):
-        if (
-            _event_type(events[index]) == "response.output_item.done"
-            and _done_item_id(events[index]) == item_id
-        ):
-            return index
-    return None
+    item_id = names.item_of(outcome) if isinstance(outcome, dict) else None
+    if item_id is None:
+        return []
+    if point == "response_done" and (entry.at == "close" or _event_type(events[entry.at]) in TERMINAL_EVENTS):
+        return names.done_events(item_id, events, range(len(events) if entry.at == "close" else entry.at))
+    at = entry.at
+    if point == "arguments_done" and at != "close" and _event_type(events[at]) in ARGUMENTS_DONE_EVENTS:
+        own = names.names[at] == item_id  # never another call's .done
+        return names.done_events(item_id, events, range(at + 1, len(events))) if own else []
+    return []
 
 
 def well_formed(text: str) -> str:
@@ -228,51 +317,116 @@ def _cell_actual(actual: Produced) -> str:
     )
 
 
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 @dataclass(frozen=True)
 class Mismatch:
-    """Where and how the produced outcomes part from the expected ones."""
+    """Where the produced outcomes first part from the expected ones, and how."""
 
     index: int
     reason: str
-    table: str
 
-    def __str__(self) -> str:
-        return f"outcome {self.index}: {self.reason}\n{self.table}"
+
+def compared(produced: Sequence[Produced], kinds: frozenset[str] | None) -> list[Produced]:
+    """The produced outcomes of the compared kinds (all of them when `kinds` is None)."""
+    return [entry for entry in produced if kinds is None or entry.outcome.get("kind") in kinds]
 
 
 def compare(
     expected: Sequence[dict[str, Any]], produced: Sequence[Produced], kinds: frozenset[str] | None
 ) -> Mismatch | None:
     """None when `produced` (every outcome a dict with a kind) meets `expected`."""
-    actual = [entry for entry in produced if kinds is None or entry.outcome.get("kind") in kinds]
-    rows = []
-    first: tuple[int, str] | None = None
+    actual = compared(produced, kinds)
     for index in range(max(len(expected), len(actual))):
         want = expected[index] if index < len(expected) else None
         got = actual[index] if index < len(actual) else None
         reason = _difference(want, got)
-        if reason is not None and first is None:
-            first = (index, reason)
-        rows.append((reason is not None, index, want, got))
-    if first is None:
+        if reason is not None:
+            return Mismatch(index, reason)
+    return None
+
+
+# -- option `producer_fault: ends_stream` (spec/vectors.md section 3.2) ------------------------------
+
+_AFTER_THE_STOP = {"tool.error", "end"}  # and an `error` `call_retracted` (CORE-FAULT-2)
+_TERMINAL_LIFECYCLE = {"completed", "failed", "incomplete"}
+
+
+def first_fault(expected: Sequence[dict[str, Any]], fault_codes: frozenset[str]) -> int | None:
+    """The position of the first expected `error` that reports a fault of the producer."""
+    return next(
+        (i for i, want in enumerate(expected) if want["kind"] == "error" and want.get("code") in fault_codes),
+        None,
+    )
+
+
+def stopped_expectation(
+    expected: Sequence[dict[str, Any]], fault: int, point: str = "output_item_done"
+) -> tuple[list[dict[str, Any]], str]:
+    """What a router that stops at the fault at `fault` meets (CORE-FAULT-1, -2): the expected
+    outcomes before it and an `error` at its event, whatever its code; and the `end` status it
+    must close with. Under `tool_call_point: response_done` a stopped response never completes, so
+    a call done before the fault is handed over as `tool.error` `incomplete` (CORE-POINT-2)."""
+    before = [_not_handed_over(w) if point == "response_done" else w for w in expected[:fault]]
+    terminal = any(w["kind"] == "lifecycle" and w.get("event") in _TERMINAL_LIFECYCLE for w in before)
+    end = next((w.get("status") for w in reversed(expected) if w["kind"] == "end"), None)
+    stop = {"at": expected[fault]["at"], "kind": "error"}
+    return [*before, stop], (end if terminal and isinstance(end, str) else "failed")
+
+
+def _not_handed_over(want: dict[str, Any]) -> dict[str, Any]:
+    if want["kind"] != "tool.call":
+        return want
+    names = {name: want[name] for name in ("at", "item_id", "call_id") if name in want}
+    return {**names, "kind": "tool.error", "code": "incomplete"}
+
+
+def made_before_a_later_fault(
+    expected: Sequence[dict[str, Any]], events: Sequence[Any], fault: int
+) -> str | None:
+    """Under `tool_call_point: arguments_done`, a call made at its arguments `.done` before the
+    stream's first fault, with its outcome expected at the fault or after: what a router that
+    stops there made of it is the `.done`'s call, which the vector does not state (spec/vectors.md
+    3.2). The item, or None."""
+    at = expected[fault]["at"]
+    if at == "close":
         return None
-    cells = [
-        (
-            differs,
-            index,
-            _cell_expected(want) if want else "(none)",
-            _cell_actual(got) if got else "(none)",
-        )
-        for differs, index, want, got in rows
-    ]
-    width = min(max(len(left) for _, _, left, _ in cells), 100)
-    lines = [f"{'':4}{'#':>3}  {'expected':<{width}} | actual"]
-    if kinds is not None:
-        lines[0] += f"   (comparing {', '.join(sorted(kinds))})"
-    for differs, index, left, right in cells:
-        lines.append(f"{'!=' if differs else '':4}{index:>3}  {_clip(left, width):<{width}} | {right}")
-    return Mismatch(first[0], first[1], "\n".join(lines))
+    names = ItemNames(events, "item_id")
+    made = {names.names[i] for i in range(at) if _event_type(events[i]) in ARGUMENTS_DONE_EVENTS}
+    later = (
+        w for w in expected[fault:] if w["kind"] in ("tool.call", "tool.error") and w.get("item_id") in made
+    )
+    found = next(later, None)
+    return None if found is None else str(found["item_id"])
+
+
+def compare_stopped(
+    expected: Sequence[dict[str, Any]],
+    end_status: str | None,
+    produced: Sequence[Produced],
+    kinds: frozenset[str] | None,
+) -> Mismatch | None:
+    """None when `produced` meets `expected` (stopped_expectation) and then has only what a close
+    after the stop may produce: tool.errors and retractions, then `end` with `end_status` (None:
+    the implementation does not show `end`)."""
+    actual = compared(produced, kinds)
+    head = compare(expected, actual[: len(expected)], None)
+    if head is not None:
+        return head
+    for index in range(len(expected), len(actual)):
+        entry = actual[index]
+        outcome = entry.outcome
+        kind = outcome.get("kind")
+        retraction = kind == "error" and outcome.get("code") == "call_retracted"
+        if entry.at != "close" or not (kind in _AFTER_THE_STOP or retraction):
+            return Mismatch(
+                index, f"after the stream stopped at its fault, unexpected outcome {_cell_actual(entry)}"
+            )
+        if kind == "end" and index != len(actual) - 1:
+            return Mismatch(index, "end is not the last outcome")
+        if kind == "end" and end_status is not None and outcome.get("status", end_status) != end_status:
+            return Mismatch(
+                index, f"field 'status': expected {_show(end_status)}, got {_show(outcome['status'])}"
+            )
+    ends = [entry for entry in actual[len(expected) :] if entry.outcome.get("kind") == "end"]
+    if not ends and end_status is not None:
+        return Mismatch(len(actual), f"missing outcome @close end status={_show(end_status)}")
+    return None

@@ -12,6 +12,7 @@ import itertools
 import json
 import re
 from collections.abc import Iterator
+from enum import Enum
 from typing import Any
 
 KiB = 1 << 10
@@ -42,14 +43,50 @@ def clip(text: str, limit: int) -> str:
     return text[: max(limit - len(mark), 0)] + mark
 
 
+class Shown(Enum):
+    """Where a text that an implementation supplied (its name, version, language, messages, outcomes)
+    is shown; `printable` escapes it for each."""
+
+    LINES = "lines of a terminal or a CI log"
+    LINE = "one line of a terminal or a CI log"
+    MARKDOWN = "one line of Markdown: a heading or a table cell"
+    XML = "lines of XML character data or attribute values (JUnit)"
+
+
 # What no terminal should be handed: control characters (C0 but tab and line feed, DEL, C1), which
 # act on it, and lone surrogates (an implementation may send one), which no encoding prints.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_UNPRINTABLE = "\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff"
+_ESCAPED = {
+    Shown.LINES: re.compile(f"[{_UNPRINTABLE}]"),
+    # One line: its line breaks too, those of Unicode included, and tab.
+    Shown.LINE: re.compile(f"[{_UNPRINTABLE}\t\n\u2028\u2029]"),
+    Shown.MARKDOWN: re.compile(f"[{_UNPRINTABLE}\t\n\u2028\u2029]"),
+    # XML 1.0 cannot carry U+FFFE and U+FFFF even escaped.
+    Shown.XML: re.compile(f"[{_UNPRINTABLE}\ufffe\uffff]"),
+}
+# What the GitHub Actions runner reads as a workflow command in a line of a job's log: `::` at
+# its start, leading white space aside, and the older `##[` anywhere in it (actions/runner,
+# src/Runner.Common/ActionCommand.cs, `TryParseV2` and `TryParse`). Its first character is escaped.
+_COMMAND = re.compile(r"^(?P<space>\s*):(?=:)|#(?=#\[)", re.MULTILINE)
+# What GitHub's Markdown reads as syntax inside a line (a text shown here never starts one): code,
+# emphasis, links and images, raw HTML, entities, strikethrough, table cells, math. Each is shown as
+# written with a backslash before it (CommonMark section 2.4), and so is a backslash.
+_MARKDOWN_SYNTAX = re.compile(r"([\\`*_\[\]<>&~|$])")
 
 
-def printable(text: str) -> str:
-    """`text` with each character no terminal should be handed written as its escape."""
-    return _UNPRINTABLE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+def _escaped(character: str) -> str:
+    return f"\\u{ord(character):04x}"
+
+
+def printable(text: str, shown: Shown = Shown.LINES) -> str:
+    """`text` as it can be shown where `shown` says, so that what an implementation says is never read
+    as anything but text: each character that would act on a terminal or cannot be written there as
+    its escape (`\\u001b`); in one line, its line breaks too; in a log, the start of a workflow
+    command; in Markdown, every character of its syntax, behind a backslash."""
+    text = _ESCAPED[shown].sub(lambda found: _escaped(found.group()), text)
+    if shown is Shown.MARKDOWN:
+        return _MARKDOWN_SYNTAX.sub(r"\\\1", text)
+    return _COMMAND.sub(lambda found: (found.group("space") or "") + _escaped(found.group()[-1]), text)
 
 
 TOO_DEEP = f"nests arrays and objects deeper than {MAX_JSON_DEPTH} levels (the JSON depth limit)"
@@ -70,8 +107,31 @@ _STRICT = json.JSONDecoder(parse_constant=_not_json)
 def loads(text: str) -> Any:
     """JSON text as RFC 8259 defines it (`NaN` and `Infinity` are not JSON), nested at most
     MAX_JSON_DEPTH levels: the value, or ValueError saying what is wrong (TooDeep for that)."""
+    return _decoded(_STRICT, text)
+
+
+def loads_noting_duplicates(text: str) -> tuple[Any, list[str]]:
+    """As `loads`, and each member name an object of the text holds more than once, as often as it
+    is repeated. Of two members of one name the last is kept, as `loads` (and JavaScript's
+    `JSON.parse`) keeps it; RFC 8259 leaves that to each parser (section 4)."""
+    repeated: list[str] = []
+
+    def members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        value = dict(pairs)
+        if len(value) < len(pairs):
+            seen: set[str] = set()
+            for name, _ in pairs:
+                if name in seen:
+                    repeated.append(name)
+                seen.add(name)
+        return value
+
+    return _decoded(json.JSONDecoder(parse_constant=_not_json, object_pairs_hook=members), text), repeated
+
+
+def _decoded(decoder: json.JSONDecoder, text: str) -> Any:
     try:
-        value = _STRICT.decode(text)
+        value = decoder.decode(text)
     except RecursionError:  # deeper than the parser's own stack allows: deeper than the limit too
         raise TooDeep(TOO_DEEP) from None
     if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:  # too few brackets to nest past the limit

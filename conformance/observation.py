@@ -1,17 +1,20 @@
 """What an implementation's API shows, and what a vector can be judged on (spec/observation.md).
 
 An implementation may declare `observes`: the outcome kinds its API shows, each with the fields
-it shows. Every requirement of the core and custom-tools profiles is observed through some kinds
-and fields, stated in the table of spec/observation.md, which `observed_through` reads. A vector
-is judged on what the implementation shows: it is applicable when one requirement it cites is
-observable, and then both sides are projected to what is shown (`Observes.projected`).
+it shows, and for `error` the families of codes it shows (the producer's, the router's own). Every
+requirement of the core and custom-tools profiles is observed through some kinds and fields,
+stated in the table of spec/observation.md, which `observed_through` reads. A vector is judged
+on every expected outcome that is shown: it is applicable when one is, and then both sides are
+projected to what is shown (`Observes.projected`); its verdict counts toward the requirements it
+cites that are observable (`Observes.observable`).
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,8 @@ from .schemas import OUTCOME, SPEC_DIR, json_pointer, schema, validator
 OBSERVATION_MD = SPEC_DIR / "observation.md"
 
 Shown = Mapping[str, frozenset[str]]  # outcome kind -> the fields shown of it
+Families = Mapping[str, frozenset[str]]  # outcome kind -> the families of codes shown of it
+CODE_FAMILIES = ("producer", "router")
 
 
 @cache
@@ -37,63 +42,104 @@ def call_input_fields() -> frozenset[str]:
     return frozenset(name for rule in rules for name in rule["then"]["required"])
 
 
+@cache
+def router_codes() -> frozenset[str]:
+    """The `error` codes a router produces itself (outcome.schema.json `$defs/router_error_code`)."""
+    return frozenset(schema(OUTCOME + "#/$defs/router_error_code")["enum"])
+
+
+def code_family(code: object) -> str:
+    """`router` for a code the router produces itself, `producer` for any other (a null one too)."""
+    return "router" if code in router_codes() else "producer"
+
+
 def _kind_matches(kind: str) -> bool:
     return validator(OUTCOME + "#/$defs/kind").is_valid(kind)
 
 
-def observes_problem(declared: Mapping[str, Sequence[str]]) -> str | None:
+def _declared_fields(declared: Any) -> list[str]:
+    """The fields of one kind's declaration: a list, or the `fields` of one that names its codes."""
+    names: list[str] = list(declared["fields"] if isinstance(declared, Mapping) else declared)
+    return names
+
+
+def observes_problem(declared: Mapping[str, Any]) -> str | None:
     """What the schema cannot say is wrong with a declaration (valid against `$defs/observes`)."""
     fields = outcome_fields()
-    for kind, names in declared.items():
+    for kind, shown in declared.items():
+        names = _declared_fields(shown)
         unknown = sorted(set(names) - fields)
         if unknown:
             return f"kind {kind} names {', '.join(unknown)}, which are not outcome fields"
         if kind == "tool.call" and call_input_fields() & set(names) and "tool_type" not in names:
             return "kind tool.call shows a call's input without its tool_type, which says which input it has"
+        if isinstance(shown, Mapping) and (kind != "error" or "code" not in names):
+            return (
+                f"kind {kind} names families of codes, which only error does, with its code among its fields"
+            )
     return None
 
 
 @dataclass(frozen=True)
 class ObservedThrough:
-    """A requirement's row: the kinds and fields a vector shows it through, and a note (why a
-    kind is in no citing vector's expected outcomes: the requirement is shown by its absence)."""
+    """A requirement's row: the kinds and fields a vector shows it through, for `error` the family
+    of codes, and a note (why a kind is in no citing vector's expected outcomes: the requirement is
+    shown by its absence)."""
 
     requirement: str
     shown: Shown
     note: str
+    families: Families = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Observes:
-    """A declaration: each kind shown, with its fields."""
+    """A declaration: each kind shown, with its fields and, where it names them, its code families."""
 
     shown: Shown
+    families: Families = field(default_factory=dict)  # a kind left out shows every family
 
     @classmethod
-    def of(cls, declared: Mapping[str, Iterable[str]]) -> Observes:
-        return cls({kind: frozenset(names) for kind, names in declared.items()})
+    def of(cls, declared: Mapping[str, Any]) -> Observes:
+        shown = {kind: frozenset(_declared_fields(names)) for kind, names in declared.items()}
+        families = {
+            kind: frozenset(names["codes"]) for kind, names in declared.items() if isinstance(names, Mapping)
+        }
+        return cls(shown, families)
 
-    def unshown(self, through: Shown) -> list[str]:
-        """What of `through` is not shown, each as `kind` or `kind.field`, in order."""
+    def shows_family(self, kind: str, family: str) -> bool:
+        return family in self.families.get(kind, CODE_FAMILIES)
+
+    def unshown(self, through: Shown, families: Families | None = None) -> list[str]:
+        """What of `through` is not shown, each as `kind`, `kind.field` or `kind (family)`, in order."""
         missing: list[str] = []
         for kind, names in sorted(through.items()):
             if kind not in self.shown:
                 missing.append(kind)
-            else:
-                missing += (f"{kind}.{name}" for name in sorted(names - self.shown[kind]))
+                continue
+            missing += (f"{kind}.{name}" for name in sorted(names - self.shown[kind]))
+            missing += (
+                f"{kind} ({family})"
+                for family in sorted((families or {}).get(kind, ()))
+                if not self.shows_family(kind, family)
+            )
         return missing
 
     def observable(self, requirements: Iterable[str]) -> tuple[str, ...]:
         """Those of `requirements` observed through what is shown; one without a row (not of the
         core or custom-tools profile) only by an implementation that shows everything."""
         table = observed_through()
-        return tuple(r for r in requirements if r in table and not self.unshown(table[r].shown))
+        return tuple(
+            r for r in requirements if r in table and not self.unshown(table[r].shown, table[r].families)
+        )
 
     def not_shown(self, requirements: Iterable[str]) -> str:
         """Why none of `requirements` is observable, in one line: what each needs that is not shown."""
         table = observed_through()
         needs = {
-            r: ", ".join(self.unshown(table[r].shown)) if r in table else "every kind and field"
+            r: ", ".join(self.unshown(table[r].shown, table[r].families))
+            if r in table
+            else "every kind and field"
             for r in requirements
         }
         return "; ".join(f"{r} needs {missing}" for r, missing in needs.items())
@@ -102,12 +148,19 @@ class Observes:
         self, outcome: Mapping[str, Any], keep: frozenset[str] = frozenset()
     ) -> dict[str, Any] | None:
         """A valid outcome as far as it is shown (its `kind`, the fields shown, and those in
-        `keep`), or None when its kind is not shown."""
+        `keep`), or None when its kind, or the family of its code, is not shown."""
         kind = outcome["kind"]
         if kind not in self.shown:
             return None
+        if kind in self.families and not self.shows_family(kind, code_family(outcome.get("code"))):
+            return None
         kept = self.shown[kind] | keep | {"kind"}
         return {name: value for name, value in outcome.items() if name in kept}
+
+    def compares(self, kinds: frozenset[str] | None) -> bool:
+        """Whether a vector comparing `kinds` (every kind when None) compares a kind shown: what it
+        expects of that kind, nothing included, is then observed."""
+        return bool(self.shown) if kinds is None else bool(kinds & self.shown.keys())
 
     def problem(self, outcome: Any) -> str | None:
         """The outcome's first schema error in the words of `schemas.first_error`, or None; a
@@ -127,16 +180,16 @@ class Observes:
 def observes_of(info: Mapping[str, Any]) -> Observes | None:
     """The declaration in an implementation's `info`; None when it declares none (it shows all)."""
     observes = info.get("observes")
-    return None if observes is None else _observes(tuple((k, tuple(v)) for k, v in sorted(observes.items())))
+    return None if observes is None else _observes(json.dumps(observes, sort_keys=True))
 
 
 @cache
-def _observes(declared: tuple[tuple[str, tuple[str, ...]], ...]) -> Observes:
-    return Observes.of(dict(declared))
+def _observes(declared: str) -> Observes:
+    return Observes.of(json.loads(declared))
 
 
 _ROW = re.compile(r"^\|\s*([A-Z]+(?:-[A-Z]+)*-\d+)\s*\|(.*)\|(.*)\|\s*$")
-_THROUGH = re.compile(r"^`([^`]+)`(?::\s*(.*))?$")
+_THROUGH = re.compile(r"^`([^`]+)`(?:\s+\((producer|router)\))?(?::\s*(.*))?$")
 
 
 class ObservationTableError(Exception):
@@ -155,11 +208,16 @@ def read_table(path: Path) -> dict[str, ObservedThrough]:
         if requirement in rows:
             raise ObservationTableError(f"{where}: {requirement} has a second row")
         shown: dict[str, frozenset[str]] = {}
+        families: dict[str, frozenset[str]] = {}
         for part in through.split(";"):
             kind_match = _THROUGH.match(part.strip())
             if kind_match is None:
-                raise ObservationTableError(f"{where}: {part.strip()!r} is not `kind`: field, field")
-            kind, names = kind_match.group(1), kind_match.group(2) or ""
+                raise ObservationTableError(f"{where}: {part.strip()!r} is not `kind` (family): field, field")
+            kind, family, names = kind_match.group(1), kind_match.group(2), kind_match.group(3) or ""
+            if family is not None and kind != "error":
+                raise ObservationTableError(f"{where}: only `error` names the family of its codes")
+            if family is not None:
+                families[kind] = frozenset({family})
             if not _kind_matches(kind) or kind in shown:
                 raise ObservationTableError(f"{where}: {kind!r} is not an outcome kind, or is named twice")
             fields = frozenset(name.strip() for name in names.split(",") if name.strip())
@@ -167,7 +225,7 @@ def read_table(path: Path) -> dict[str, ObservedThrough]:
             if unknown:
                 raise ObservationTableError(f"{where}: {kind} names {', '.join(unknown)}: not outcome fields")
             shown[kind] = fields
-        rows[requirement] = ObservedThrough(requirement, shown, note)
+        rows[requirement] = ObservedThrough(requirement, shown, note, families)
     return rows
 
 

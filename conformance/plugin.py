@@ -32,13 +32,15 @@ import pytest
 from _pytest._code.code import TerminalRepr
 from _pytest._io import TerminalWriter
 from _pytest.junitxml import xml_key
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from .cli import SHARED_OPTIONS, Option, prepare_suite
+from .drivers import Shard
 from .fuzz import fuzz
 from .implementation import before_abandoning, described
-from .limits import printable
-from .render import junit_names, vector_text
-from .report import Record, ReportError, SuiteRun, Totals, report_of, unwritable
+from .limits import Shown, printable
+from .render import claim_lines, junit_names, vector_text
+from .report import Record, Report, ReportError, SuiteRun, Totals, report_of, unwritable
 from .report import vector_record as make_record
 from .results import Result, Status
 from .suite import DEFAULT_ADAPTER, Suite, UsageError, timed
@@ -57,6 +59,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     for option in SHARED_OPTIONS.values():  # those of `streamroute run` and `fuzz`, as they take them
         group.addoption(f"--streamroute-{option.pytest or option.name}", **option.settings)
+    group.addoption(
+        "--streamroute-fuzz-shards",
+        metavar="K",
+        type=int,
+        default=1,
+        help="split the generated streams into K test items, for pytest-xdist's workers (a campaign)",
+    )
+    group.addoption(
+        "--streamroute-fuzz-database",
+        metavar="DIR",
+        help="keep failures in this Hypothesis example database, shared by a campaign's workers and"
+        " machines: each replays what any of them found",
+    )
 
 
 class VectorFailed(Exception):
@@ -76,7 +91,7 @@ class _Shown(TerminalRepr):
 
     def __init__(self, record: Record) -> None:
         self.text = vector_text(record)
-        self.reprcrash = _Reason(printable(record["message"].partition("\n")[0]))
+        self.reprcrash = _Reason(printable(record["message"].partition("\n")[0], Shown.LINE))
 
     def toterminal(self, tw: TerminalWriter) -> None:
         for line in self.text.splitlines():
@@ -100,12 +115,13 @@ class VectorItem(pytest.Item):
     def runtest(self) -> None:
         result = self.result
         assert result is not None, "a vector runs in its item's setup"
+        reason = printable(result.message, Shown.LINE)  # pytest shows it as one line of its own
         if result.status is Status.NOT_APPLICABLE:
-            pytest.skip(f"not applicable: {result.message}")
+            pytest.skip(f"not applicable: {reason}")
         if result.status is Status.SKIPPED:
-            pytest.skip(f"skipped by the implementation: {result.message}")
+            pytest.skip(f"skipped by the implementation: {reason}")
         if result.status is Status.EXPECTED_FAILURE:
-            pytest.xfail(f"expected failure: {result.message}")
+            pytest.xfail(f"expected failure: {reason}")
         if result.status is not Status.PASSED:
             raise VectorFailed(result)
 
@@ -121,26 +137,44 @@ class VectorItem(pytest.Item):
 
 
 class FuzzItem(pytest.Item):
-    """Generated streams against the implementation (conformance/fuzz.py): one test item."""
+    """Generated streams against the implementation (conformance/fuzz.py): one test item, or one
+    per shard of a campaign."""
 
-    def __init__(self, *, suite: Suite, examples: int, seed: int | None, save_to: str | None, **kwargs: Any):
+    def __init__(
+        self,
+        *,
+        suite: Suite,
+        examples: int,
+        seed: int | None,
+        save_to: str | None,
+        shard: Shard,
+        database: str | None,
+        **kwargs: Any,
+    ):
         super().__init__(**kwargs)
         self.suite = suite
         self.examples = examples
         self.seed = seed
         self.save_to = Path(save_to) if save_to else None
+        self.shard = shard
+        self.database = database
 
     def runtest(self) -> None:
-        outcome = fuzz(self.suite.implementation, self.examples, self.seed, self.save_to)
+        database = DirectoryBasedExampleDatabase(self.database) if self.database else None
+        implementation = self.suite.implementation
+        outcome = fuzz(
+            implementation, self.examples, self.seed, self.save_to, database=database, shard=self.shard
+        )
         failure = outcome.failure
         if failure is not None:
             saved = f"wrote {failure.path}" if failure.path else "--streamroute-fuzz-save-to DIR saves it"
-            message = f"a generated stream failed ({saved}):\n{failure.message}"
+            notes = "".join(f"\n({note})" for note in outcome.notes)
+            message = f"a generated stream failed ({saved}):{notes}\n{failure.message}"
             raise VectorFailed(Result(FUZZ_ITEM, Status.FAILED, message))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, VectorFailed):
-            return excinfo.value.result.message
+            return printable(excinfo.value.result.message)
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -156,7 +190,7 @@ class BadVectorFile(pytest.Item):
         raise VectorFailed(Result(str(self.error.path), Status.FAILED, str(self.error)))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        return f"bad vector file: {self.error}"
+        return printable(f"bad vector file: {self.error}")
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.error.path, None, f"bad vector file {self.error.path}"
@@ -180,17 +214,21 @@ class VectorSuite(pytest.Collector):
         ]
         option = self.config.option
         if option.streamroute_fuzz:
-            items.append(
-                FuzzItem.from_parent(
+            count = max(option.streamroute_fuzz_shards, 1)
+            for index in range(count):
+                name = FUZZ_ITEM if count == 1 else f"{FUZZ_ITEM}[{index}]"
+                item = FuzzItem.from_parent(
                     self,
-                    name=FUZZ_ITEM,
-                    nodeid=FUZZ_ITEM,
+                    name=name,
+                    nodeid=name,
                     suite=self.suite,
-                    examples=option.streamroute_fuzz,
+                    examples=-(-option.streamroute_fuzz // count),  # the examples, spread over the shards
                     seed=option.streamroute_fuzz_seed,
                     save_to=option.streamroute_fuzz_save_to,
+                    shard=Shard(index, count),
+                    database=option.streamroute_fuzz_database,
                 )
-            )
+                items.append(item)
         return items
 
 
@@ -202,8 +240,9 @@ class _Session:
         self.config = config
         self.suite = suite
         self.executed = 0
-        self.empty = False  # no vector ran, and that fails the session
         self.records: list[Record] = []
+        self.claims: list[str] = []  # each class's claims, as `streamroute run` prints them
+        self.problems: list[str] = []  # what fails the session beyond a failed vector (conformance/gate.py)
         self.started, self.clock = datetime.now(timezone.utc), time.perf_counter()
         self.selected = self.deselected = 0  # vector items
         self.report_problem: str | None = None
@@ -269,46 +308,57 @@ class _Session:
         if record is not None:
             self.records.append(record)
             self.executed += Status(record["status"]).executed
-        elif report.nodeid == FUZZ_ITEM and report.when == "call" and not report.skipped:
+        elif report.nodeid.startswith(FUZZ_ITEM) and report.when == "call" and not report.skipped:
             self.executed += 1
 
-    def _write_report(self, path: Path) -> None:
+    def _report(self) -> Report:
         counts = Counter(Status(record["status"]) for record in self.records)
         deselected = self.suite.deselected + self.deselected
         not_run = max(self.selected - len(self.records), 0)  # an xdist controller collects nothing
         totals = Totals(counts, len(self.suite.file_errors), deselected, not_run)
         run = SuiteRun(self.records, totals, self.started, time.perf_counter() - self.clock)
-        report_of(self.suite, run).write(path)
+        return report_of(self.suite, run)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.config.option.collectonly or hasattr(self.config, "workerinput"):
             return  # an xdist worker: its controller sees every report and decides
+        report = self._report()
         path = self.config.option.streamroute_report
         if path is not None:
             try:
-                self._write_report(Path(path))
+                report.write(Path(path))
             except ReportError as exc:
                 self.report_problem = str(exc)
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if self.executed:
-            return
-        if self.config.option.streamroute_allow_empty:
-            if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
-                session.exitstatus = pytest.ExitCode.OK
-        elif session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
-            self.empty = True
+        self.claims = claim_lines(report)
+        # What fails the run beyond a failed vector, which pytest has counted (conformance/gate.py);
+        # the fuzz item is a test that ran, so a session of it alone is not empty.
+        problems = [p for p in report.problems if not p.endswith("failed or errored")]
+        if self.executed and not report.vectors:
+            problems = [p for p in problems if not p.startswith("no vector ran")]
+        if (
+            self.config.option.streamroute_allow_empty
+            and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED
+        ):
+            session.exitstatus = pytest.ExitCode.OK
+        if problems and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        self.problems = problems
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for line in self.claims:
+            terminalreporter.write_line(f"streamroute: {line}")
         if self.report_problem is not None:
             terminalreporter.write_line(f"streamroute: {self.report_problem}", red=True)
-        if self.empty:
-            why = "none is selected"
-            if self.suite.vectors:
-                why = "each is not applicable, skipped or deselected"
-            terminalreporter.write_line(
-                f"streamroute: no vector ran: {why}; --streamroute-allow-empty accepts that", red=True
-            )
+        for problem in self.problems:
+            if problem.startswith("no vector ran"):
+                why = (
+                    "each is not applicable, skipped or deselected"
+                    if self.suite.vectors
+                    else "none is selected"
+                )
+                problem = f"no vector ran: {why}; --allow-empty accepts that"
+            terminalreporter.write_line(f"streamroute: {problem.replace(' --', ' --streamroute-')}", red=True)
 
 
 _SESSION = pytest.StashKey[_Session]()
@@ -317,7 +367,8 @@ _SESSION = pytest.StashKey[_Session]()
 def _active(config: pytest.Config) -> bool:
     """Asked for: `--streamroute`, or any shared option given."""
     option = config.option
-    given = (getattr(option, _dest(shared)) not in (None, False, []) for shared in SHARED_OPTIONS.values())
+    values = (getattr(option, _dest(shared)) for shared in SHARED_OPTIONS.values())
+    given = (value is not None and value is not False and value != [] for value in values)  # 0 is given
     return bool(option.streamroute) or any(given)
 
 

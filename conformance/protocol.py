@@ -16,12 +16,15 @@ from typing import Any
 
 from .channel import AdapterProcess, ChannelError, encode
 from .compare import json_equal
+from .declarations import DECLARATIONS
+from .declarations import problem as declaration_problem
 from .implementation import (
     AdapterFailure,
     AdapterLoadError,
     AdapterSkipped,
     Produced,
     Streamed,
+    declared_classes,
     declared_observes,
     declared_options,
     declared_profiles,
@@ -105,6 +108,12 @@ def _start(command: str, timeout: float) -> tuple[AdapterProcess, dict[str, Any]
                 f"the adapter speaks protocol version {_shown(version)}; "
                 f"this harness speaks version {PROTOCOL_VERSION}"
             )
+        described = reply.get("implementation") if isinstance(reply, dict) else None
+        for declaration in DECLARATIONS:  # what it declares of itself, said in words
+            if isinstance(described, dict) and declaration.name in described:
+                wrong = declaration_problem(declaration, described[declaration.name])
+                if wrong is not None:
+                    raise ProtocolError(f"the adapter's start reply {wrong}")
         problem = first_error(PROTOCOL_START_REPLY, reply)
         if problem is not None:
             raise ProtocolError(f"the adapter's start reply is out of protocol: {problem}")
@@ -127,6 +136,7 @@ class ProtocolImplementation:
         self._seq = 0
         self.options = declared_options(described.get("options", {}), f"adapter {command!r}")
         self.observes = declared_observes(described.get("observes"), f"adapter {command!r}")
+        declared_classes(described.get("classes"), f"adapter {command!r}")
         self.info = {**described, "options": self.options}
 
     @classmethod

@@ -1,17 +1,17 @@
 """What a report becomes: what `streamroute run` prints of each vector, a summary (text or
-Markdown), JUnit XML, a badge, a baseline of expected failures. Everything here reads report
-lines (spec/report.schema.json), never a run's objects, so what is printed is what is recorded."""
+Markdown), JUnit XML, a badge. Everything here reads report lines (spec/report.schema.json), never
+a run's objects, so what is printed is what is recorded."""
 
 from __future__ import annotations
 
-import html
 import json
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .limits import printable
+from . import triage
+from .implementation import non_canonical
+from .limits import Shown, printable
 from .report import Record, Report
 from .results import Status
 
@@ -24,133 +24,222 @@ def _first_line(text: str) -> str:
 
 
 def _implementation(report: Report) -> str:
+    """The implementation as it names itself, not yet escaped for where it is shown."""
     info = report.header["implementation"]
     return f"{info['name']} {info['version']} ({info['language']})"
 
 
 def _claims(report: Report) -> tuple[str, str]:
     info = report.header["implementation"]
-    options = info.get("options", {})
-    return (
-        ", ".join(info["profiles"]) or "none",
-        ", ".join(f"{name}={value}" for name, value in sorted(options.items())) or "canonical",
-    )
+    return ", ".join(info["profiles"]) or "none", non_canonical(info.get("options", {}))
+
+
+def claim_lines(report: Report) -> list[str]:
+    """Each class's claims in one line, the routing class first: `routing: core conforms (...)`."""
+    by_class: dict[str, list[str]] = {}
+    for claim in report.claims:
+        by_class.setdefault(claim["class"], []).append(f"{claim['profile']} {_claim_words(claim)}")
+    return [f"{name}: {'; '.join(claims)}" for name, claims in by_class.items()]
+
+
+def _claim_words(claim: dict[str, Any]) -> str:
+    """A claim's verdict in words (conformance/claims.py `Claim.describe`, from its report record)."""
+    failed = claim["failed"]
+    if claim["verdict"] == "partial":
+        return f"partial ({claim['must_passed']} of {claim['must']} MUST requirements observed and passed)"
+    if claim["verdict"].startswith("fails"):
+        named = f": {', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''}" if failed else ""
+        return f"{claim['verdict']} ({len(failed)} requirement{'s' * (len(failed) != 1)} failed{named})"
+    return f"conforms ({claim['must']} MUST requirements observed and passed)"
+
+
+def _vector_set(report: Report) -> str:
+    vectors = report.header.get("vectors")
+    if vectors is None:
+        return "not recorded"
+    roots = "the bundled vectors" if vectors["bundled"] else ", ".join(vectors["roots"])
+    return f"{vectors['count']} from {roots} ({vectors['digest'][:19]})"
 
 
 def _listed(report: Report) -> list[dict[str, Any]]:
-    rank = {status.value: index for index, status in enumerate(_LISTED)}
-    shown = [line for line in report.vectors if line["status"] in rank]
-    return sorted(shown, key=lambda line: (rank[line["status"]], line["id"]))
+    """The vectors a summary lists: those that failed or errored as triage sorts them
+    (conformance/triage.py), then those skipped and those expected to fail, by id."""
+    failing = [dict(line) for group in triage.groups(report.vectors) for line in group.vectors]
+    rank = {status.value: index for index, status in enumerate(_LISTED) if not status.is_failure}
+    others = [line for line in report.vectors if line["status"] in rank]
+    return failing + sorted(others, key=lambda line: (rank[line["status"]], line["id"]))
+
+
+def _charges(line: Record) -> str:
+    """What a failing vector charges, in a few words (` (charges CORE-ARGS-2)`), else nothing."""
+    charged = line.get("charged") if Status(line["status"]).is_failure else None
+    return f" (charges {', '.join(charged)})" if charged else ""
+
+
+def triage_lines(lines: Sequence[Record]) -> list[str]:
+    """The failures of these vector lines grouped for triage, counts first: per class and profile,
+    how many failed or errored, then the requirements charged at each level, each with how many of
+    them charge it."""
+    found = triage.groups(lines)
+    shown = ["failures by class, profile and requirement (worst first):"] if found else []
+    for group in found:
+        count = len(group.vectors)
+        shown.append(f"  {group.name}: {count} vector{'s' * (count != 1)} failed or errored")
+        for level in ("MUST", "SHOULD", "MAY"):
+            charged = [f"{c.requirement} ({c.vectors})" for c in group.charged if c.level == level]
+            shown += _wrapped(f"    {level:<6} ", charged, ", ")
+    return [_line(line) for line in shown]
+
+
+def triage_markdown(report: Report) -> list[str]:
+    """The failures grouped for triage, as a Markdown table: a row per class and profile."""
+    found = triage.groups(report.vectors)
+    if not found:
+        return []
+    lines = [
+        "",
+        "| class | profile | failed or errored | requirements charged (vectors) |",
+        "|---|---|--:|---|",
+    ]
+    for group in found:
+        charged = ", ".join(f"{c.requirement} ({c.level}) {c.vectors}" for c in group.charged)
+        lines.append(
+            f"| {group.conformance_class} | {group.profile} | {len(group.vectors)} | {_cell(charged)} |"
+        )
+    return lines
 
 
 def summary_text(report: Report) -> str:
     header, totals = report.header, report.totals
     profiles, options = _claims(report)
     lines = [
-        f"implementation: {_implementation(report)}",
-        f"claims: profiles {profiles}; options {options}",
+        f"implementation: {_line(_implementation(report))}",
+        f"claims: profiles {_line(profiles)}; options {_line(options)}; {_shown_kinds(report)}",
+        f"vectors: {_line(_vector_set(report))}",
         f"suite: streamroute {header['suite']['version']}, adapter protocol {header['protocol']}; "
         f"run started {header['started']}, {report.footer['seconds']:g} s",
         "",
+        *claim_lines(report),
+        "",
     ]
+    grouped = triage_lines(report.vectors)
+    lines += [*grouped, ""] if grouped else []
     for line in _listed(report):
-        lines += [f"{line['status'].upper()} {line['id']}", f"  {_first_line(line['message'])}"]
-    lines += [f"BAD VECTOR FILE {error['path']}: {error['message']}" for error in report.file_errors]
+        lines += [f"{line['status'].upper()} {_line(line['id'])}{_charges(line)}", f"  {_line(_why(line))}"]
+    lines += [
+        f"BAD VECTOR FILE {_line(error['path'])}: {_reason(error['message'])}" for error in report.file_errors
+    ]
     lines.append(f"streamroute: {totals.describe()}")
-    lines.append(f"result: {'FAILED' if totals.failed else 'PASSED'}")
+    lines += [f"streamroute: {problem}" for problem in report.problems]
+    lines.append(f"result: {'FAILED' if report.failed else 'PASSED'}")
     return printable("\n".join(lines) + "\n")
 
 
+def _shown_kinds(report: Report) -> str:
+    """What the implementation's API shows (spec/observation.md), in a few words."""
+    observes = report.header["implementation"].get("observes")
+    if observes is None:
+        return "shows every outcome"
+    return "shows " + (", ".join(sorted(observes)) or "nothing")
+
+
+def _line(text: str) -> str:
+    """A text in one line of a terminal, a log or a file read by lines."""
+    return printable(text, Shown.LINE)
+
+
+def _reason(message: str) -> str:
+    """A message's first line, in one line."""
+    return _line(_first_line(message))
+
+
 def _cell(text: str) -> str:
-    """One line of text as a Markdown table cell: a job summary renders HTML, so `<` and `&` are
-    escaped to show as written, and `|` would end the cell."""
-    return html.escape(_first_line(text), quote=False).replace("|", "\\|")
+    """A text as written in Markdown (a heading, a table cell): a job summary renders Markdown and
+    HTML, and none of it may be read as either."""
+    return printable(text, Shown.MARKDOWN)
 
 
 def summary_markdown(report: Report) -> str:
     header, totals = report.header, report.totals
     profiles, options = _claims(report)
     lines = [
-        f"## streamroute: {_implementation(report)} {'fails' if totals.failed else 'passes'}",
+        f"## streamroute: {_cell(_implementation(report))} {'fails' if report.failed else 'passes'}",
         "",
         "| | |",
         "|---|---|",
         f"| implementation | {_cell(_implementation(report))} |",
+        # Profile and option names and values are those the report's schema allows, shown as they are.
         f"| profiles | {profiles} |",
         f"| options | {options} |",
+        f"| observes | {_cell(_shown_kinds(report))} |",
+        f"| vectors | {_cell(_vector_set(report))} |",
+        *(
+            f"| {_cell(line.partition(': ')[0])} | {_cell(line.partition(': ')[2])} |"
+            for line in claim_lines(report)
+        ),
         f"| suite | streamroute {header['suite']['version']}, adapter protocol {header['protocol']} |",
         f"| run | started {header['started']}, {report.footer['seconds']:g} s |",
-        f"| result | **{'failed' if totals.failed else 'passed'}**: {totals.describe()} |",
+        f"| result | **{'failed' if report.failed else 'passed'}**: {_cell(totals.describe())} |",
+        *(f"| why | {_cell(problem)} |" for problem in report.problems),
     ]
+    lines += triage_markdown(report)
     listed = _listed(report)
     if listed or report.file_errors:
-        lines += ["", "| vector | status | message |", "|---|---|---|"]
-        lines += [f"| `{line['id']}` | {line['status']} | {_cell(line['message'])} |" for line in listed]
+        lines += ["", "| vector | status | charges | message |", "|---|---|---|---|"]
         lines += [
-            f"| `{error['path']}` | bad vector file | {_cell(error['message'])} |"
+            f"| `{v['id']}` | {v['status']} | {_cell(', '.join(v.get('charged', [])))} | {_cell(_why(v))} |"
+            for v in listed
+        ]
+        lines += [
+            f"| {_cell(error['path'])} | bad vector file | | {_cell(_first_line(error['message']))} |"
             for error in report.file_errors
         ]
     return printable("\n".join(lines) + "\n")
 
 
 def badge(report: Report) -> dict[str, Any]:
-    """A shields.io endpoint badge: the share of applicable vectors passed, per profile."""
-    by_profile: dict[str, list[bool]] = {}
+    """A shields.io endpoint badge: per class, the share of applicable vectors passed, `partial`
+    when a claim of it has MUST requirements not observed; the label says when the vectors were
+    not the bundled ones."""
+    shares: dict[str, list[bool]] = {}
     for line in report.vectors:
         if line["status"] != Status.NOT_APPLICABLE.value:
-            by_profile.setdefault(line["profile"], []).append(line["status"] == Status.PASSED.value)
-    shares = {profile: 100 * sum(passed) // len(passed) for profile, passed in sorted(by_profile.items())}
-    totals = report.totals
-    if totals.failed:
+            shares.setdefault(line.get("class", "routing"), []).append(line["status"] == Status.PASSED.value)
+    partial = {claim["class"] for claim in report.claims if claim["verdict"] == "partial"}
+    shown = [
+        f"{name} {100 * sum(passed) // len(passed)}%" + (" partial" if name in partial else "")
+        for name, passed in sorted(shares.items(), key=lambda item: item[0] != "routing")
+    ]
+    if report.failed:
         color = "red"
-    elif all(share == 100 for share in shares.values()):
+    elif report.claims and all(claim["verdict"] == "conforms" for claim in report.claims):
         color = "brightgreen"
     else:
-        color = "yellow"  # passes, with expected failures or skips
-    message = ", ".join(f"{profile} {share}%" for profile, share in shares.items())
-    return {"schemaVersion": 1, "label": "streamroute", "message": message or "no vectors", "color": color}
-
-
-def baseline(report: Report, source: str) -> str:
-    """An expected-failures file listing what fails in the report, so that a rerun with it passes."""
-    lines = [
-        f"# streamroute expected failures, from {source}",
-        f"# {_implementation(report)}, run started {report.header['started']}",
-    ]
-    for line in sorted(report.vectors, key=lambda line: line["id"]):
-        stale = line["listed"] and line["status"] == Status.FAILED.value  # listed, and it passed
-        failing = line["status"] in (Status.FAILED.value, Status.ERRORED.value, Status.EXPECTED_FAILURE.value)
-        if failing and not stale:
-            lines.append(f"{line['id']}  # {_first_line(line['message'])}")
-    return "\n".join(lines) + "\n"
+        color = "yellow"  # passes, with partial claims, expected failures or skips
+    vectors = report.header.get("vectors")
+    label = "streamroute" if vectors is None or vectors["bundled"] else "streamroute (other vectors)"
+    return {"schemaVersion": 1, "label": label, "message": ", ".join(shown) or "no vectors", "color": color}
 
 
 # -- a vector, as `streamroute run` prints it -------------------------------------------------------
 
 _MARKS = {"equal": "", "differs": "!=", "missing": "-", "unexpected": "+"}
-_LEFT_WIDTH = 72  # the expected column at most; the actual one runs on
+_LEFT_WIDTH = 72  # the expected column at most, for equal rows; the actual one runs on
+_WIDEST_LEFT = 110  # how wide it grows to hold a pair that differs on one line
 
 
 def _shown(cell: Mapping[str, Any]) -> str:
     return f"@{cell['at']} {cell['kind']} {cell['fields']}".rstrip()
 
 
-def _fit(cell: Mapping[str, Any], width: int, other: Mapping[str, Any] | None = None) -> str:
-    """A cell in `width` characters, its `@at kind` always; its fields cut, if `other` is given,
-    around where they part from other's, so that the difference shows."""
+def _fit(cell: Mapping[str, Any], width: int) -> str:
+    """A cell of an equal row in `width` characters, its `@at kind` always, its fields cut."""
     text = _shown(cell)
     if len(text) <= width:
         return text
     fields: str = cell["fields"]
     head = text[: len(text) - len(fields)]
     room = max(width - len(head), 8)
-    start = 0
-    if other is not None:
-        pairs = zip(fields, other["fields"], strict=False)
-        same = next((index for index, (a, b) in enumerate(pairs) if a != b), len(fields))
-        start = min(max(same - room // 3, 0), len(fields) - room)
-    if start > 0:
-        fields = "…" + fields[start + 1 :]
     return head + (fields if len(fields) <= room else fields[: room - 1] + "…")
 
 
@@ -172,6 +261,8 @@ def _table(rows: Sequence[Mapping[str, Any]], kinds: Sequence[str] | None) -> li
     width = min(
         max((len(_shown(row["expected"])) for row in shown if "expected" in row), default=8), _LEFT_WIDTH
     )
+    differing = [len(_shown(row["expected"])) for row in shown if row["op"] == "differs"]
+    width = max([width, *(length for length in differing if length <= _WIDEST_LEFT)])
     header = f"{'':4}{'#':>3}  {'expected':<{width}}  {'#':>3}  actual"
     lines = [header + (f"   (comparing {', '.join(kinds)})" if kinds else "")]
     events: dict[str, set[Any]] = {}
@@ -191,8 +282,11 @@ def _table(rows: Sequence[Mapping[str, Any]], kinds: Sequence[str] | None) -> li
             lines.append(f"{mark}{'':>3}  {'':<{width}}  {actual['index']:>3}  {_shown(actual)}")
         elif actual is None:  # nothing to its right: the expected outcome in full
             lines.append(f"{mark}{expected['index']:>3}  {_shown(expected)}")
+        elif row["op"] == "differs" and len(_shown(expected)) > width:  # nothing of a difference is cut:
+            lines.append(f"{mark}{expected['index']:>3}  {_shown(expected)}")  # its cells one above the other
+            lines.append(f"{'':4}{'':>3}  {'':<{width}}  {actual['index']:>3}  {_shown(actual)}")
         else:
-            left = _fit(expected, width, actual if row["op"] == "differs" else None)
+            left = _shown(expected) if row["op"] == "differs" else _fit(expected, width)
             lines.append(
                 f"{mark}{expected['index']:>3}  {left:<{width}}  {actual['index']:>3}  {_shown(actual)}"
             )
@@ -225,20 +319,38 @@ def comparison_lines(comparisons: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
+def otherwise(record: Record) -> str | None:
+    """For a listed vector failing otherwise than its expected-failures file says, both ways."""
+    listed, signature = record.get("listed_signature"), record.get("signature")
+    if listed is None or signature is None or listed == signature or not Status(record["status"]).is_failure:
+        return None
+    return f"fails otherwise than its expected failure: listed `{listed}`, now `{signature}`"
+
+
+def _why(record: Record) -> str:
+    """Why a vector did not pass, in a line not yet escaped for where it is shown."""
+    changed = otherwise(record)
+    first = _first_line(record["message"])
+    return first if changed is None else f"{changed}; {first}"
+
+
 def vector_line(record: Record) -> str:
     """A vector in one line: `-q`, and what a summary lists."""
-    return printable(f"{record['status'].upper()} {record['id']}: {_first_line(record['message'])}")
+    return f"{record['status'].upper()} {_line(record['id'])}: {_line(_why(record))}"
 
 
 def vector_text(record: Record) -> str:
-    """A vector that did not pass, in full: what it checks, where it is, and what went wrong."""
-    where = f" ({record['path']})" if "path" in record else ""
-    lines = [f"{record['status'].upper()} {record['id']}{where}"]
+    """A vector that did not pass, in full: what it checks, where its file is, and what went wrong."""
+    where = record.get("file") or record.get("path")
+    lines = [f"{record['status'].upper()} {record['id']}" + (f" ({where})" if where else "")]
     if "title" in record:
         lines.append(f"  {record['title']}")
     if "spec" in record:
         lines.append(f"  checks {', '.join(record['spec'])} ({record['level']})")
-    body = comparison_lines(record.get("comparisons", [])) or [record["message"]]
+    changed = otherwise(record)
+    if changed is not None:
+        lines.append(f"  {changed}")
+    body = comparison_lines(record.get("comparisons", [])) or record["message"].split("\n")
     body += record["details"].splitlines()
     return printable("\n".join(lines + ["  " + line for line in body]) + "\n")
 
@@ -273,12 +385,9 @@ class Folding:
 
 # -- JUnit XML (the element names of Ant's and Jenkins's junit.xsd) ---------------------------------
 
-# XML 1.0 cannot carry these characters even escaped: each is written as its Python escape.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
 
 def _xml_text(text: str) -> str:
-    return _NOT_XML.sub(lambda match: repr(match.group())[1:-1], text)
+    return printable(text, Shown.XML)
 
 
 def junit_names(vector_id: str, profile: str) -> tuple[str, str]:
@@ -313,9 +422,12 @@ def junit_xml(report: Report) -> str:
     properties = _element(suite, "properties", {})
     profiles, options = _claims(report)
     for name, value in [
-        ("implementation", _implementation(report)),
+        ("implementation", _line(_implementation(report))),
         ("profiles", profiles),
         ("options", options),
+        ("observes", _shown_kinds(report)),
+        ("vectors", _vector_set(report)),
+        *((line.partition(": ")[0], line.partition(": ")[2]) for line in claim_lines(report)),
         ("suite", f"streamroute {report.header['suite']['version']}"),
         ("protocol", str(report.header["protocol"])),
     ]:
@@ -327,15 +439,13 @@ def junit_xml(report: Report) -> str:
         tag = _JUNIT_ELEMENT.get(record["status"])
         if tag is not None:
             totals[tag] += 1
-            outcome = _element(
-                case, tag, {"type": record["status"], "message": _first_line(record["message"])}
-            )
+            outcome = _element(case, tag, {"type": record["status"], "message": _reason(record["message"])})
             if tag != "skipped":
                 outcome.text = _xml_text(vector_text(record))
     for error in report.file_errors:
         totals["error"] += 1
         case = _element(suite, "testcase", {"classname": "vector files", "name": error["path"]})
-        _element(case, "error", {"type": "bad vector file", "message": _first_line(error["message"])})
+        _element(case, "error", {"type": "bad vector file", "message": _reason(error["message"])})
     counts = {
         "tests": str(len(report.vectors) + len(report.file_errors)),
         "failures": str(totals["failure"]),

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .claims import claims
+from .gate import Gate
 from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, TooDeep, clip, loads
-from .results import Result, Status, run_failed
+from .requirements import requirement_levels
+from .results import Result, Status
 from .schemas import REPORT, first_error, protocol_version
 from .vectors import Vector, VectorFileError
 
@@ -36,12 +40,6 @@ class Totals:
     @property
     def vectors(self) -> int:
         return sum(self.counts.values())
-
-    @property
-    def failed(self) -> bool:
-        """What fails a run (`results.run_failed`): a failed or errored vector, a bad vector file, or no
-        vector executed at all."""
-        return run_failed(self.counts, self.bad_files)
 
     def describe(self) -> str:
         parts = [
@@ -80,6 +78,8 @@ def header_record(suite: Suite, started: datetime) -> Record:
         "protocol": protocol_version(),
         "implementation": suite.implementation.info,
         "started": started.isoformat(timespec="seconds"),
+        "vectors": suite.vector_set,
+        "gate": suite.gate.record(),
     }
 
 
@@ -90,6 +90,7 @@ def vector_record(suite: Suite, vector: Vector, result: Result, seconds: float) 
         "id": vector.id,
         "profile": vector.profile,
         "level": vector.level,
+        "class": vector.conformance_class,
         "status": result.status.value,
         "message": clip(result.message, MAX_MESSAGE_CHARS),
         "details": clip(result.details, MAX_DETAILS_CHARS),
@@ -97,9 +98,13 @@ def vector_record(suite: Suite, vector: Vector, result: Result, seconds: float) 
         "title": vector.title,
         "spec": vector.spec,
         "path": Path(*vector.path.parts[-depth:]).as_posix(),
+        "file": str(vector.path.absolute()),
         "seconds": round(seconds, 3),
         "comparisons": list(result.comparisons),
         **({} if result.observed is None else {"observed_requirements": list(result.observed)}),
+        **({"charged": list(result.charged)} if result.charged else {}),
+        **({"signature": result.signature} if result.signature else {}),
+        **({"listed_signature": listed} if (listed := suite.listed_signature(vector)) else {}),
     }
 
 
@@ -107,7 +112,7 @@ def file_error_record(error: VectorFileError) -> Record:
     return {"line": "file_error", "path": str(error.path), "message": clip(error.message, MAX_MESSAGE_CHARS)}
 
 
-def footer_record(totals: Totals, seconds: float) -> Record:
+def footer_record(totals: Totals, seconds: float, claims: Sequence[Record]) -> Record:
     return {
         "line": "footer",
         "totals": {status.value: totals.counts[status] for status in Status},
@@ -115,15 +120,18 @@ def footer_record(totals: Totals, seconds: float) -> Record:
         "deselected": totals.deselected,
         "not_run": totals.not_run,
         "seconds": round(seconds, 3),
+        "claims": list(claims),
     }
 
 
 def report_of(suite: Suite, run: SuiteRun) -> Report:
+    header = header_record(suite, run.started)
+    judged = [claim.record() for claim in claims(header, run.records, requirement_levels())]
     return Report(
-        header_record(suite, run.started),
+        header,
         run.records,
         [file_error_record(error) for error in suite.file_errors],
-        footer_record(run.totals, run.seconds),
+        footer_record(run.totals, run.seconds, judged),
     )
 
 
@@ -186,10 +194,30 @@ class Report:
         )
 
     @property
+    def claims(self) -> list[dict[str, Any]]:
+        """Each claim's verdict (conformance/claims.py), routing class first."""
+        return list(self.footer.get("claims", []))
+
+    @property
+    def problems(self) -> list[str]:
+        """Why the run failed, one line each (conformance/gate.py); empty when it passed."""
+        totals = self.totals
+        return Gate.of(self.header.get("gate")).problems(totals.counts, totals.bad_files, self.claims)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.problems)
+
+    @property
     def totals(self) -> Totals:
         counts = Counter({Status(name): count for name, count in self.footer["totals"].items()})
         footer = self.footer
-        return Totals(counts, footer["bad_files"], footer["deselected"], footer.get("not_run", 0))
+        return Totals(
+            counts,
+            footer["bad_files"],
+            footer["deselected"],
+            footer.get("not_run", 0),
+        )
 
     def write(self, path: Path) -> None:
         lines = [self.header, *self.vectors, *self.file_errors, self.footer]

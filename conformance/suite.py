@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shlex
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from . import worker
 from .expected_failures import ExpectedFailures
+from .gate import Gate
 from .implementation import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT  # the front ends' default, from here
 from .implementation import (
     MAX_TIMEOUT,
@@ -20,9 +24,12 @@ from .implementation import (
     PythonImplementation,
     unknown_profiles,
 )
+from .progress import Progress
 from .report import Record, SuiteRun, Totals, vector_record
 from .results import Result, Status, run_vector
 from .schemas import BUNDLED_VECTORS
+from .selection import Selection, SelectionError
+from .vector_cache import VectorCache, enabled
 from .vectors import Vector, VectorFileError, load_vectors
 
 # The harness reaches the reference only through this adapter string.
@@ -78,6 +85,17 @@ def vector_roots(vector_dirs: Sequence[Path]) -> list[Path]:
     return list(vector_dirs) or [BUNDLED_VECTORS]
 
 
+def vector_set(roots: Sequence[Path], vectors: Sequence[Vector]) -> dict[str, Any]:
+    """What a run's vectors were, as its report header says (spec/report.schema.json
+    `$defs/vector_set`): their roots, whether they are the bundled ones, how many, and a digest of
+    their ids and contents that tells two sets apart."""
+    entries = sorted(f"{v.id}\0{json.dumps(v.data, sort_keys=True)}" for v in vectors)
+    digest = hashlib.sha256("\n".join(entries).encode("utf-8", "surrogatepass")).hexdigest()
+    bundled = [root.resolve() for root in roots] == [BUNDLED_VECTORS.resolve()]
+    shown = ["bundled"] if bundled else [str(root) for root in roots]
+    return {"roots": shown, "bundled": bundled, "count": len(vectors), "digest": f"sha256:{digest}"}
+
+
 @dataclass
 class Suite:
     implementation: Implementation
@@ -87,6 +105,8 @@ class Suite:
     deselected: int
     warnings: list[str]
     reference_by_default: bool = False  # no implementation was named: the run tests the reference
+    gate: Gate = field(default_factory=Gate)
+    vector_set: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def prepare(
@@ -98,6 +118,9 @@ class Suite:
         *,
         adapter_command: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        gate: Gate | None = None,
+        no_cache: bool = False,
+        selection: Selection | None = None,
     ) -> Suite:
         problem = unknown_profiles(profiles)
         if problem is not None:
@@ -109,14 +132,31 @@ class Suite:
             listed = ExpectedFailures.load(expected_failures) if expected_failures else None
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read the expected failures file {expected_failures}: {exc}") from exc
-        vectors, file_errors = load_vectors(roots)
-        selected = [v for v in vectors if not profiles or v.profile in profiles]
+        cache = VectorCache() if enabled(no_cache) else None
+        vectors, file_errors = load_vectors(roots, cache)
+        try:
+            chosen = (selection or Selection()).select(vectors)
+        except SelectionError as exc:
+            raise UsageError(str(exc)) from None
+        selected = [v for v in chosen if not profiles or v.profile in profiles]
         unknown_ids = listed.unknown(v.id for v in vectors) if listed else []
-        warnings = [f"{expected_failures}: {vector_id} matches no vector" for vector_id in unknown_ids]
+        warnings = [] if cache is None else list(cache.warnings)
+        warnings += [f"{expected_failures}: {vector_id} matches no vector" for vector_id in unknown_ids]
+        warnings += listed.warnings if listed else []
         # Last: nothing above can fail and leave the implementation's process running.
         implementation = load_implementation(adapter, adapter_command, timeout)
         deselected = len(vectors) - len(selected)
-        return cls(implementation, selected, file_errors, listed, deselected, warnings, by_default)
+        return cls(
+            implementation,
+            selected,
+            file_errors,
+            listed,
+            deselected,
+            warnings,
+            by_default,
+            gate or Gate(),
+            vector_set(roots, vectors),
+        )
 
     def run(self, vector: Vector) -> Result:
         result = run_vector(self.implementation, vector)
@@ -125,6 +165,10 @@ class Suite:
     def listed(self, vector: Vector) -> bool:
         """The vector is in the expected-failures list."""
         return self.expected_failures is not None and vector.id in self.expected_failures.ids
+
+    def listed_signature(self, vector: Vector) -> str | None:
+        """How the expected-failures list says the vector fails; None when it does not say."""
+        return None if self.expected_failures is None else self.expected_failures.signatures.get(vector.id)
 
     def close(self) -> None:
         self.implementation.close()
@@ -137,17 +181,24 @@ def timed(suite: Suite, vector: Vector) -> tuple[Result, float]:
 
 
 def run_suite(
-    suite: Suite, each: Callable[[Record], None] | None = None, maxfail: int | None = None
+    suite: Suite,
+    each: Callable[[Record], None] | None = None,
+    maxfail: int | None = None,
+    progress: Progress | None = None,
 ) -> SuiteRun:
     """Run every selected vector, in order, or until `maxfail` have failed or errored; `each` sees
-    each vector's report line as it comes."""
+    each vector's report line as it comes, and `progress` each vector start and end."""
     started, clock = datetime.now(timezone.utc), time.perf_counter()
     counts: Counter[Status] = Counter()
     records: list[Record] = []
     for vector in suite.vectors:
         if maxfail is not None and sum(counts[status] for status in Status if status.is_failure) >= maxfail:
             break
+        if progress is not None:
+            progress.step(vector.id)
         result, seconds = timed(suite, vector)
+        if progress is not None:
+            progress.finished(result.status.is_failure)
         counts[result.status] += 1
         records.append(vector_record(suite, vector, result, seconds))
         if each is not None:

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from .compare import well_formed
-from .vectors import Vector, load_file
+from .vectors import Vector, VectorFileError, load_file
 
 
 @dataclass(frozen=True)
@@ -67,10 +67,12 @@ def _savable(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def write_vector(data: dict[str, Any], root: Path) -> Path:
     """Write a vector under `root` at its id's path; it must read back as it was (a lone surrogate
-    of an expected outcome aside, which reads back as the U+FFFD it is compared as)."""
+    of an expected outcome aside, which reads back as the U+FFFD it is compared as). ValueError
+    says why not: what the harness finds wrong with the file written, such as a limit it passes."""
     path = root / f"{data['id']}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
     written, read = _savable(data)
+    problem = "the vector does not read back as it was written"
     for allow_unicode in (True, False):
         text = yaml.dump(
             written,
@@ -84,4 +86,6 @@ def write_vector(data: dict[str, Any], root: Path) -> Path:
         loaded = load_file(path, root)
         if isinstance(loaded, Vector) and loaded.data == read:
             return path
-    raise ValueError(f"{path}: the vector does not read back as it was written")
+        if isinstance(loaded, VectorFileError):  # what a run would say of it: too large, say
+            problem = f"the vector does not read back: {loaded.message}"
+    raise ValueError(f"{path}: {problem}")

@@ -8,35 +8,38 @@ broken link, a link loop, a pipe), and every file past the size and depth
 limits of spec/protocol.md section 9: a file is read only up to its size
 limit, and its aliases are measured before anything expands them.
 
-A file's content is read and checked once, not at every run: the content that
-passed is remembered in the user's cache directory, with its parsed document
-(see `_Checked`).
+A vector file holds JSON data written as YAML: what JSON cannot hold (a key that
+is not a string, a date, a set, `!!pairs`, NaN) is refused with its line, and an
+integer written as a float (`2.0`) where the harness counts (`at`, `cuts`,
+`dispatched`) is read as the integer (spec/vectors.md section 1).
+
+A front end hands `load_vectors` the user's cache of files already read
+(conformance/vector_cache.py), so that a content seen before is not parsed
+again; what the cache gives is checked like what a file gives.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import errno
-import hashlib
-import importlib.metadata
+import functools
 import itertools
-import json
+import math
 import os
 import stat
-import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 
 from .limits import MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED, MAX_VECTOR_FILE_BYTES, TOO_DEEP, extent, loads
-from .schemas import SPEC_DIR, VECTOR, first_error
+from .schemas import VECTOR, first_error, schema
+
+if TYPE_CHECKING:  # the cache reads its entries as this module reads vector files
+    from .vector_cache import VectorCache
 
 At = int | Literal["close"]
 
@@ -46,12 +49,17 @@ _SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _UniqueKeyLoader(_SafeLoader):  # type: ignore[misc]
-    """A safe YAML loader that refuses duplicate mapping keys instead of keeping the last."""
+    """A safe YAML loader of JSON data: it refuses duplicate mapping keys instead of keeping the last,
+    keys that are not strings, and the values JSON has no place for (below)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, str):  # JSON's names are strings: `1:` would read as "1" there
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key!r} is not a string, as JSON's are", key_node.start_mark
+                )
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"duplicate key {key!r}", key_node.start_mark
@@ -73,6 +81,44 @@ def _json_scalar(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> Any:
 
 
 _UniqueKeyLoader.add_constructor("!json", _json_scalar)
+
+
+def _not_json(what: str) -> Any:
+    def refuse(loader: _UniqueKeyLoader, node: yaml.Node) -> Any:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{what} is not JSON data (a vector file holds JSON data only)", node.start_mark
+        )
+
+    return refuse
+
+
+# What YAML can state and JSON cannot: each is refused where it is written, never turned into
+# something else on the way to the schema check (a `!!pairs` list of tuples reads as arrays there).
+for _tag, _what in [
+    ("binary", "a YAML !!binary value"),
+    ("timestamp", "a YAML timestamp (quote a date to make it a string)"),
+    ("set", "a YAML !!set"),
+    ("omap", "a YAML !!omap"),
+    ("pairs", "a YAML !!pairs"),
+]:
+    _UniqueKeyLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _not_json(_what))
+
+
+def _json_float(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> float:
+    value: float = loader.construct_yaml_float(node)
+    if not math.isfinite(value):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value} is not a JSON number (JSON has no NaN or infinity)", node.start_mark
+        )
+    return value
+
+
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:float", _json_float)
+
+
+@functools.cache
+def _server_tools() -> frozenset[str]:
+    return frozenset(schema(VECTOR + "#/$defs/server_tool")["enum"])
 
 
 @dataclass(frozen=True)
@@ -114,8 +160,23 @@ class Vector:
         return dict(self.data.get("options", {}))
 
     @property
+    def producer_faults(self) -> list[str]:
+        return list(self.data.get("producer_faults", []))
+
+    @property
+    def conformance_class(self) -> str:
+        """`robustness` for a stream that breaks producer rules, `routing` otherwise (spec/vectors.md 4)."""
+        return "robustness" if self.producer_faults else "routing"
+
+    @property
     def tools(self) -> list[dict[str, Any]]:
         return list(self.data["tools"])
+
+    @property
+    def call_types(self) -> frozenset[str]:
+        """The call types an implementation must route to run it (spec/core.md section 5.1): those
+        of its tools, but for a tool the server runs (vector.schema.json `$defs/server_tool`)."""
+        return frozenset(tool["type"] for tool in self.data["tools"]) - _server_tools()
 
     @property
     def events(self) -> list[Any]:
@@ -174,9 +235,16 @@ def _cut(stream: bytes, spec: Any) -> Cut:
 
 
 def _stream_problem(data: dict[str, Any]) -> str | None:
-    """What the schema cannot see: base64 that does not decode, offsets out of order or past the end."""
+    """What the schema cannot see: a `stream` with no UTF-8 bytes, base64 that does not decode,
+    offsets out of order or past the end."""
     try:
         stream = _stream_bytes(data)
+    except UnicodeEncodeError as exc:  # a lone surrogate, which only `!json` can write
+        where = f"U+{ord(exc.object[exc.start]):04X} at character {exc.start}"
+        return (
+            f"stream holds a lone surrogate ({where}), which has no UTF-8 bytes; "
+            "write bytes that are not UTF-8 as stream_base64"
+        )
     except binascii.Error as exc:
         return f"stream_base64 is not base64: {exc}"
     if stream is None:
@@ -224,30 +292,34 @@ def _walk(root: Path) -> tuple[list[Path], list[VectorFileError]]:
     return sorted(found), errors
 
 
-class _Unusable(Exception):
-    """A vector file refused before its content is looked at; the message says why."""
+class Unusable(Exception):
+    """A file refused before its content is looked at; the message says why."""
 
 
-def _read(path: Path) -> bytes:
-    """The file's bytes: never more than the size limit is read, and nothing that is not a
-    regular file is opened (a pipe would block)."""
+def read_bounded(path: Path) -> bytes:
+    """The bytes of a vector file (or of a cache entry, read as one): never more than the size limit
+    is read, and nothing that is not a regular file is read (a pipe would block, a device such as
+    /dev/zero never ends): it is opened without waiting, and checked once open."""
     try:
         status = path.stat()
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise _Unusable("is a symbolic link in a loop") from None
+            raise Unusable("is a symbolic link in a loop") from None
         if path.is_symlink():
-            raise _Unusable(f"is a broken symbolic link (to {os.readlink(path)})") from None
-        raise _Unusable(f"cannot read: {exc}") from None
+            raise Unusable(f"is a broken symbolic link (to {os.readlink(path)})") from None
+        raise Unusable(f"cannot read: {exc}") from None
     if not stat.S_ISREG(status.st_mode):
-        raise _Unusable("is not a regular file")
+        raise Unusable("is not a regular file")
     try:
-        with path.open("rb") as file:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(descriptor, "rb") as file:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):  # replaced since it was looked at
+                raise Unusable("is not a regular file")
             data = file.read(MAX_VECTOR_FILE_BYTES + 1)
     except OSError as exc:
-        raise _Unusable(f"cannot read: {exc}") from None
+        raise Unusable(f"cannot read: {exc}") from None
     if len(data) > MAX_VECTOR_FILE_BYTES:
-        raise _Unusable(f"is larger than {MAX_VECTOR_FILE_BYTES} bytes (the vector file size limit)")
+        raise Unusable(f"is larger than {MAX_VECTOR_FILE_BYTES} bytes (the vector file size limit)")
     return data
 
 
@@ -263,125 +335,60 @@ def _parse(data: bytes) -> Any:
     try:
         document = read_yaml(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise _Unusable(f"cannot read: {exc}") from None
+        raise Unusable(f"cannot read: {exc}") from None
     except yaml.YAMLError as exc:
-        raise _Unusable(f"not valid YAML: {exc}") from None
+        raise Unusable(f"not valid YAML: {exc}") from None
     except RecursionError:  # the pure-Python loader's own limit, far past the depth limit
-        raise _Unusable(TOO_DEEP) from None
+        raise Unusable(TOO_DEEP) from None
     problem = extent(document, MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED)
     if problem is not None:
-        raise _Unusable(problem)
+        raise Unusable(problem)
     return document
 
 
-@cache
-def _checks_digest() -> bytes:
-    """A digest of all that a file's verdict depends on besides its bytes: the spec's schemas,
-    the code that checks (this module and those it checks with), and the Python, YAML loader
-    and JSON Schema libraries that run it. Any change to one of them is a new digest, so no
-    verdict outlives it."""
-    digest = hashlib.blake2b(b"streamroute vector checks 1\0", digest_size=20)
-    modules = [sys.modules[name] for name in (__name__, extent.__module__, first_error.__module__)]
-    for path in [*sorted(SPEC_DIR.glob("*.schema.json")), *(Path(str(m.__file__)) for m in modules)]:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    libraries = [importlib.metadata.version(name) for name in ("jsonschema", "referencing")]
-    digest.update("\0".join([sys.version, yaml.__version__, _SafeLoader.__name__, *libraries]).encode())
-    return digest.digest()
+def _integers(data: dict[str, Any]) -> None:
+    """An integer written as a float (`2.0`), which JSON Schema takes for an integer, as the integer,
+    wherever the harness counts with it: `at`, `cuts`, `dispatched` (spec/vectors.md section 1).
+    Everywhere else (events, stated fields) a number is handed on and compared as written."""
+    for outcome in data["expect"]["outcomes"]:
+        if isinstance(outcome["at"], float):
+            outcome["at"] = int(outcome["at"])
+    if isinstance(data["expect"].get("dispatched"), float):
+        data["expect"]["dispatched"] = int(data["expect"]["dispatched"])
+    for index, cut in enumerate(data.get("cuts", [])):
+        if isinstance(cut, dict):
+            cut["every"] = int(cut["every"])
+        elif isinstance(cut, list):
+            data["cuts"][index] = [int(offset) for offset in cut]
 
 
-class _Checked:
-    """The vector file contents known to pass every check of `load_file` that depends on the
-    content alone (YAML, the limits, the vector schema, the stream), each with its document as
-    parsed, kept in the user's cache directory (XDG_CACHE_HOME, else ~/.cache): one file per
-    content, named by the digest of the bytes and `_checks_digest()`, holding that name, the
-    digest of the document's JSON and the JSON, as a compiled module beside its source. A
-    document JSON cannot hold as it is (a date, a key that is not a string) is not kept. An
-    entry that holds anything else is not trusted, and a directory that cannot be written
-    means no cache, never an error."""
-
-    def __init__(self) -> None:
-        configured = os.environ.get("XDG_CACHE_HOME", "")
-        try:  # the XDG Base Directory rule: a relative XDG_CACHE_HOME is ignored
-            base = Path(configured) if os.path.isabs(configured) else Path.home() / ".cache"
-        except RuntimeError:  # no home directory to be found
-            self.directory: Path | None = None
-        else:
-            self.directory = base / "streamroute" / "vectors"
-
-    @staticmethod
-    def key(content: bytes) -> str:
-        return hashlib.blake2b(_checks_digest() + content, digest_size=20).hexdigest()
-
-    @staticmethod
-    def _digest(text: bytes) -> bytes:
-        return hashlib.blake2b(text, digest_size=20).hexdigest().encode()
-
-    def document(self, content: bytes) -> Any | None:
-        """The parsed document of a content that passed, or None."""
-        if self.directory is None:
-            return None
-        key = self.key(content)
-        try:
-            entry = (self.directory / key).read_bytes()
-        except OSError:
-            return None
-        name, _, rest = entry.partition(b"\n")
-        digest, _, text = rest.partition(b"\n")
-        if name != key.encode() or digest != self._digest(text):
-            return None
-        try:
-            return json.loads(text)
-        except ValueError:
-            return None
-
-    def add(self, content: bytes, document: Any) -> None:
-        if self.directory is None:
-            return
-        try:
-            text = json.dumps(document, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode()
-        except (TypeError, ValueError):
-            return
-        if json.loads(text) != document:  # JSON would not give it back as it is
-            return
-        key = self.key(content)
-        try:  # written whole, then renamed: a reader never sees half an entry
-            self.directory.mkdir(parents=True, exist_ok=True)
-            handle, written = tempfile.mkstemp(dir=self.directory, prefix=".entry-")
-        except OSError:
-            self.directory = None  # not writable: no cache for the rest of this load
-            return
-        try:
-            with os.fdopen(handle, "wb") as file:
-                file.write(b"\n".join([key.encode(), self._digest(text), text]))
-            os.replace(written, self.directory / key)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(written)
-            self.directory = None
+def _problem(data: Any) -> str | None:
+    """What is wrong with a parsed document, or None when it is a vector (its integers then read
+    as integers)."""
+    problem = first_error(VECTOR, data)
+    if problem is not None:
+        return f"does not match the vector schema: {problem}"
+    _integers(data)
+    return _stream_problem(data)
 
 
-def load_file(path: Path, root: Path, checked: _Checked | None = None) -> Vector | VectorFileError:
-    """The vector in `path`, whose id must be its path under `root`; `checked` remembers the
-    contents that passed, so that the same content is not read and checked again."""
+def load_file(path: Path, root: Path, cache: VectorCache | None = None) -> Vector | VectorFileError:
+    """The vector in `path`, whose id must be its path under `root`; `cache` gives the document of a
+    content read before (checked as a parsed one is) and keeps the documents that pass."""
     try:
         if path.suffix != SUFFIX:
-            raise _Unusable(f"vector files end in {SUFFIX}")
-        content = _read(path)
-        data = None if checked is None else checked.document(content)
-        known = data is not None
+            raise Unusable(f"vector files end in {SUFFIX}")
+        content = read_bounded(path)
+        data: Any = None if cache is None else cache.document(content, _problem)
         if data is None:
             data = _parse(content)
-    except _Unusable as exc:
+            problem = _problem(data)
+            if problem is not None:
+                raise Unusable(problem)
+            if cache is not None:
+                cache.add(content, data)
+    except Unusable as exc:
         return VectorFileError(path, str(exc))
-    if not known:
-        problem = first_error(VECTOR, data)
-        if problem is not None:
-            return VectorFileError(path, f"does not match the vector schema: {problem}")
-        problem = _stream_problem(data)
-        if problem is not None:
-            return VectorFileError(path, problem)
-        if checked is not None:
-            checked.add(content, data)
     expected_id = path.relative_to(root).with_suffix("").as_posix()
     if data["id"] != expected_id:
         return VectorFileError(
@@ -390,9 +397,11 @@ def load_file(path: Path, root: Path, checked: _Checked | None = None) -> Vector
     return Vector(path, data)
 
 
-def load_vectors(roots: Sequence[Path]) -> tuple[list[Vector], list[VectorFileError]]:
-    """Every vector under `roots`, in id order, and every file that could not be used."""
-    checked = _Checked()
+def load_vectors(
+    roots: Sequence[Path], cache: VectorCache | None = None
+) -> tuple[list[Vector], list[VectorFileError]]:
+    """Every vector under `roots`, in id order, and every file that could not be used; `cache`, the
+    files read before (none: every file is parsed)."""
     vectors: dict[str, Vector] = {}
     errors: list[VectorFileError] = []
     for root in roots:
@@ -402,7 +411,7 @@ def load_vectors(roots: Sequence[Path]) -> tuple[list[Vector], list[VectorFileEr
         paths, unsearchable = _walk(root)
         errors += unsearchable
         for path in paths:
-            loaded = load_file(path, root, checked)
+            loaded = load_file(path, root, cache)
             if isinstance(loaded, VectorFileError):
                 errors.append(loaded)
             elif loaded.id in vectors:

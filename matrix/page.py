@@ -3,8 +3,8 @@
 Rendered by `streamroute matrix` beside docs/matrix.md, from the same JSON
 Lines reports and the vectors they ran: implementations are the columns,
 requirements the rows, grouped by profile and level, each cell the
-requirement's verdict for that implementation (spec/README.md: a
-requirement fails when a vector citing it failed or errored). A failing cell
+requirement's verdict for that implementation (a requirement fails when a
+failing vector charges it, spec/vectors.md section 5). A failing cell
 opens to its failing vectors, each linked to its row in the implementation's
 failure table and to the finding that explains it. The page holds its style
 and needs nothing else: no script, font or image.
@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from streamroute.conformance.claims import requirement_key
 from streamroute.conformance.report import Report
 from streamroute.conformance.results import Status
 
-from .run import Entry, Matrix, Requirements, _options, _requirement_key
+from .run import Entry, Matrix, Requirements, _options
 
 _LEVELS = ("MUST", "SHOULD", "MAY")
 _FAILING = (Status.FAILED.value, Status.ERRORED.value)
@@ -82,10 +83,15 @@ def _summary_cells(
         passed = sum(verdict.values())
         failed = len(verdict) - passed
         not_observable = f" · {len(hidden)} not observable" if hidden else ""
+        claims = "<br>".join(
+            f"{escape(claim['class'])} {escape(claim['profile'])}: {escape(claim['verdict'])}"
+            for claim in report.claims
+        )
         cells.append(
             f'<td data-implementation="{escape(entry.id)}" data-passed="{passed}" '
             f'data-failed="{failed}" data-not-observable="{len(hidden)}">requirements: '
-            f"{passed} pass · {failed} fail{not_observable}<br>vectors: {vectors or 'none'}</td>"
+            f"{passed} pass · {failed} fail{not_observable}<br>vectors: {vectors or 'none'}"
+            f"<br>{claims}</td>"
         )
     return cells
 
@@ -174,7 +180,7 @@ def render_page(
         rows.append(f'<tr><th class="group" colspan="{width}">{escape(profile)} · {level}</th></tr>')
         members = sorted(
             (r for r in profiles if profiles[r] == profile and requirements.levels.get(r, "?") == level),
-            key=_requirement_key,
+            key=requirement_key,
         )
         for requirement in members:
             cells = "".join(
@@ -202,9 +208,10 @@ def render_page(
             '<code>streamroute matrix</code> from <a href="matrix.yaml">matrix.yaml</a> and the reports in '
             f'<a href="{escape(reports_dir)}/">{escape(reports_dir)}/</a>; the same run as '
             '<a href="matrix.md">matrix.md</a>. A requirement '
-            "fails when a vector citing it failed or errored, passes when every vector citing it that ran "
-            "passed, and is n/a when none ran; it is not observable when the implementation's API shows "
-            'none of the vectors citing it. Findings: <a href="findings.md">findings.md</a>.</p>',
+            "fails when a failing vector charges it (the requirement whose outcome differs, not every one "
+            "the vector cites), passes when vectors citing it ran and none charges it, and is n/a when none "
+            "ran; it is not observable when the implementation's API shows none of what it is observed "
+            'through. Findings: <a href="findings.md">findings.md</a>.</p>',
             f'<table id="matrix"><thead><tr><th>requirement</th><th>level</th>{columns}</tr></thead><tbody>',
             *rows,
             "</tbody></table>",

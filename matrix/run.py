@@ -18,10 +18,11 @@ Each implementation runs once with the existing machinery (Suite, the JSON
 Lines report); the matrix (docs/matrix.md) is rendered from the reports it
 writes (docs/reports/ID.jsonl), so each cell can be traced to its report,
 and from what each run records beside it (docs/reports/ID.run.json: platform,
-runtime and installed package versions). Beside the vectors, it shows each
-implementation's verdict on each requirement (`Verdicts`): a requirement
-fails when any vector citing it fails or errors, passes when vectors citing
-it ran and all passed, and is not applicable when none ran.
+runtime and installed package versions). It shows each claim's verdict, the
+routing and the robustness class apart, and each implementation's verdict on
+each requirement (`Requirements`): a requirement fails when a failing vector
+charges it (spec/vectors.md section 5), passes when vectors citing it ran and
+none charges it, and is not applicable when none ran.
 """
 
 from __future__ import annotations
@@ -40,16 +41,23 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from streamroute.conformance.claims import RequirementVerdict, requirement_key, requirement_verdicts
+from streamroute.conformance.observation import observes_of
+from streamroute.conformance.progress import Progress
 from streamroute.conformance.report import Report, write_report
 from streamroute.conformance.requirements import read_requirements
-from streamroute.conformance.results import Status
+from streamroute.conformance.results import CLASSES, Status
 from streamroute.conformance.schemas import BUNDLED_VECTORS, SPEC_DIR, option_defaults
 from streamroute.conformance.suite import DEFAULT_TIMEOUT, Suite, UsageError, run_suite
 from streamroute.conformance.vectors import load_vectors, read_yaml
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _COUNTED = (Status.PASSED, Status.FAILED, Status.ERRORED, Status.SKIPPED, Status.NOT_APPLICABLE)
-_CLASS = re.compile(r"^(bug|choice \(option [a-z_]+\)|unrealistic vector)$")
+# A finding's class (docs/findings.md): a defect a user of the library hits on streams real producers
+# send; a robustness gap, on streams that break producer rules; a design, under the option that names
+# it (`none` while the spec has no option for it); a difference the library's user cannot hit or see
+# (the harness charges what the API does not own, or what has no effect); a vector to be fixed.
+_CLASS = re.compile(r"^(defect|robustness gap|choice \(option [a-z_]+\)|not observable|unrealistic vector)$")
 _LEVELS = ("MUST", "SHOULD", "MAY")
 _PROJECT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")  # the project name a pip requirement starts with
 
@@ -82,6 +90,8 @@ class Finding:
     match: re.Pattern[str]
     implementations: tuple[str, ...] = ()  # entry id prefixes; empty: all
     vectors: tuple[str, ...] = ()  # vector ids; empty: all
+    evidence: str = "synthetic"  # that a real producer sends the stream (an issue, a recording, a line)
+    severity: str = ""  # what a user of the library hits
 
     def explains(self, entry: str, vector: str, message: str) -> bool:
         if self.implementations and not any(entry.startswith(p) for p in self.implementations):
@@ -161,7 +171,8 @@ def load_matrix(path: Path) -> Matrix:
         classification = _text(item, "class", where)
         if not _CLASS.match(classification):
             raise UsageError(
-                f"{where}: `class` {classification!r} must be bug, choice (option NAME) or unrealistic vector"
+                f"{where}: `class` {classification!r} must be defect, robustness gap, choice (option NAME), "
+                "not observable or unrealistic vector"
             )
         findings.append(
             Finding(
@@ -171,6 +182,8 @@ def load_matrix(path: Path) -> Matrix:
                 pattern,
                 _strings(item.get("implementations"), f"{where}: implementations"),
                 _strings(item.get("vectors"), f"{where}: vectors"),
+                _text(item, "evidence", where, "synthetic"),
+                _text(item, "severity", where, "-"),
             )
         )
     profiles = _strings(data.get("profiles"), f"{path}: profiles") or ("core",)
@@ -197,56 +210,53 @@ class Requirements:
         )
 
     def verdicts(self, report: Report) -> dict[str, bool]:
-        """Each requirement a vector of the report ran for: True when every such vector passed. What
-        a vector cites is what its report line says, else what the bundled vector of its id says;
-        a vector judged on what the API shows counts toward its observed requirements alone."""
-        verdicts: dict[str, bool] = {}
-        for v in report.vectors:
-            status = Status(v["status"])
-            if status.executed:
-                for requirement in self.counted(v):
-                    verdicts[requirement] = verdicts.get(requirement, True) and not status.is_failure
-        return verdicts
+        """Each requirement a vector of the report ran for or a failure charged: False when a failure
+        charges it (spec/vectors.md section 5), True when it was observed and passed."""
+        return {
+            r.requirement: r.verdict == "passed"
+            for r in self._judged(report)
+            if r.verdict in ("passed", "failed")
+        }
 
     def unobservable(self, report: Report) -> set[str]:
-        """The requirements the report's vectors cite that none of them could show (spec/observation.md):
-        each cited by a vector judged on what the API shows, and not among its observed requirements."""
-        unseen = {
-            requirement
-            for v in report.vectors
-            if "observed_requirements" in v
-            for requirement in self._cites(v)
-            if requirement not in v["observed_requirements"]
-        }
-        return unseen - set(self.verdicts(report))
+        """The requirements the report's vectors cite that the implementation's API could not show
+        (spec/observation.md), and no failure charged."""
+        return {r.requirement for r in self._judged(report) if r.verdict == "not observable"}
 
     def counted(self, record: dict[str, Any]) -> tuple[str, ...]:
-        """The requirements a vector line's verdict counts toward."""
+        """The requirements a vector line's verdict counts toward: what its failure charges, else
+        what it observed."""
+        if Status(record["status"]).is_failure or record["status"] == Status.EXPECTED_FAILURE.value:
+            return tuple(record.get("charged") or self._cites(record))
         return tuple(record.get("observed_requirements", self._cites(record)))
+
+    def _judged(self, report: Report) -> tuple[RequirementVerdict, ...]:
+        lines = [{**v, "spec": list(self._cites(v))} for v in report.vectors]
+        observes = observes_of(report.header["implementation"])
+
+        def shows(requirement: str) -> bool:
+            return observes is None or bool(observes.observable([requirement]))
+
+        return requirement_verdicts(lines, self.levels, shows)
 
     def _cites(self, record: dict[str, Any]) -> tuple[str, ...]:
         return tuple(record.get("spec") or self.cited.get(record["id"], ()))
-
-
-def _requirement_key(requirement: str) -> tuple[str, int]:
-    """CORE-EVT-2 before CORE-EVT-10."""
-    prefix, _, number = requirement.rpartition("-")
-    return prefix, int(number) if number.isdigit() else 0
 
 
 def _requirement_tables(requirements: Requirements, reports: Sequence[tuple[Entry, Report]]) -> list[str]:
     """Requirements passed and failed by level, then each requirement's verdict per implementation."""
     verdicts = [requirements.verdicts(report) for _, report in reports]
     unseen = [requirements.unobservable(report) for _, report in reports]
-    ran = sorted(set().union(*verdicts, *unseen), key=_requirement_key)
+    ran = sorted(set().union(*verdicts, *unseen), key=requirement_key)
     lines = [
         "",
         "## Requirements",
         "",
-        "A requirement fails when any vector citing it failed or errored, passes when vectors citing it "
-        "ran and all passed, and is not applicable (n/a) when none of them ran; it is not observable "
-        "when the implementation's API shows none of the vectors citing it (spec/observation.md). "
-        "By level: requirements passed / failed (not applicable).",
+        "A requirement fails when a failing vector charges it: the requirement whose outcome differs "
+        "(spec/vectors.md section 5, spec/attribution.md), not every requirement the vector cites; it "
+        "passes when vectors citing it ran and none charges it, and is not applicable (n/a) when none of "
+        "them ran; it is not observable when the implementation's API shows none of what it is observed "
+        "through (spec/observation.md). By level: requirements passed / failed (not applicable).",
         "",
         "| implementation | " + " | ".join(_LEVELS) + " |",
         "|" + "---|" * (1 + len(_LEVELS)),
@@ -302,10 +312,14 @@ def _lockfile(path: Path) -> str:
         raise UsageError(f"cannot read the lockfile {path}: {exc}") from exc
 
 
+# What `install` writes in an entry's folder last: the pins it installed.
+INSTALLED = ".streamroute-installed"
+
+
 def install(entry: Entry, workdir: Path) -> str:
     """Install what the entry needs in a folder of its own; return its adapter command."""
     home = (workdir / entry.id).resolve()
-    stamp = home / ".streamroute-installed"
+    stamp = home / INSTALLED
     wanted = [*entry.pip]
     if entry.constraints:
         wanted += [f"constraints {entry.constraints}:", _lockfile(Path(entry.constraints))]
@@ -334,9 +348,20 @@ def install(entry: Entry, workdir: Path) -> str:
             how = ["ci"] if lock is not None and lock.exists() else ["install"]
             _call([npm, *how, "--prefix", str(home), "--no-audit", "--no-fund", "--silent"], log)
         stamp.write_text("\n".join(wanted), encoding="utf-8")
+    return adapter_command(entry, workdir)
+
+
+def adapter_command(entry: Entry, workdir: Path) -> str:
+    """The entry's adapter command, run with what `install` put in its folder under `workdir`."""
+    home = (workdir / entry.id).resolve()
     return entry.command.format(
         python=shlex.quote(str(home / "venv" / "bin" / "python")), dir=shlex.quote(str(home))
     )
+
+
+def installed(entry: Entry, workdir: Path) -> bool:
+    """Whether `install` has installed the entry under `workdir` (its stamp is written last)."""
+    return (workdir / entry.id / INSTALLED).exists()
 
 
 _LIST_DISTRIBUTIONS = (
@@ -376,8 +401,11 @@ def describe_run(entry: Entry, workdir: Path) -> dict[str, Any]:
 def run_entry(matrix: Matrix, entry: Entry, command: str, report_path: Path) -> Report:
     """Run the matrix's profiles against one implementation and write its report."""
     suite = Suite.prepare(None, (), matrix.profiles, adapter_command=command, timeout=matrix.timeout)
+    progress = Progress("vectors", len(suite.vectors), prefix=f"matrix: {entry.id}")
     try:
-        write_report(report_path, suite, run_suite(suite))
+        with progress.ticking():
+            run = run_suite(suite, progress=progress)
+        write_report(report_path, suite, run)
     finally:
         suite.close()
     return Report.load(report_path)
@@ -412,31 +440,26 @@ def render(
         "# Conformance matrix of real implementations",
         "",
         "Generated by `streamroute matrix` (`tox -e matrix`) from [matrix.yaml](matrix.yaml); "
-        "do not edit by hand. Each cell is passed / failed / errored (applicable vectors; "
-        "not applicable ones are left out). The JSON Lines reports it was rendered from are in "
+        "do not edit by hand. The *routing* class holds the vectors whose stream a conforming producer "
+        "sends; the *robustness* class those whose stream breaks producer rules (spec/README.md, "
+        "Conformance classes): the two are verdicts apart. Each cell is passed / failed / errored "
+        "(applicable vectors; not applicable ones are left out), then the claim's verdict "
+        "(conforms, partial, fails). The JSON Lines reports it was rendered from are in "
         f"[{reports_dir}/]({reports_dir}/), each with what its run ran on (`ID.run.json`); each "
         "failure's cause is explained in [findings.md](findings.md). *options* are the option values "
         "the implementation declares that are not canonical (spec/core.md section 12).",
         "",
     ]
+    claims = [(name, profile) for name in CLASSES for profile in matrix.profiles]
     header = (
         "| implementation | language | adapter | entry point | options | "
-        + " | ".join(matrix.profiles)
+        + " | ".join(f"{name}: {profile}" for name, profile in claims)
         + " |"
     )
-    lines += [header, "|" + "---|" * (5 + len(matrix.profiles))]
+    lines += [header, "|" + "---|" * (5 + len(claims))]
     for entry, report in reports:
         info = report.header["implementation"]
-        cells = []
-        for profile in matrix.profiles:
-            counts = Counter(v["status"] for v in report.vectors if v["profile"] == profile)
-            cells.append(
-                f"{counts[Status.PASSED.value]} / {counts[Status.FAILED.value]} / "
-                f"{counts[Status.ERRORED.value]}"
-                + (f" ({counts[Status.SKIPPED.value]} skipped)" if counts[Status.SKIPPED.value] else "")
-                if counts.total() > counts[Status.NOT_APPLICABLE.value]
-                else "not claimed"
-            )
+        cells = [_claim_cell(report, name, profile) for name, profile in claims]
         lines.append(
             f"| {_cell(entry.label)} | {info['language']} | `{info['name']}` {info['version']} | "
             f"{_cell(entry.entry_point)} | {_options(report)} | " + " | ".join(cells) + " |"
@@ -472,19 +495,65 @@ def render(
             + (f"; npm package.json in `{entry.npm}`" if entry.npm else "")
             + f". Report: [{reports_dir}/{entry.id}.jsonl]({reports_dir}/{entry.id}.jsonl). {summary}.",
         ]
-        if not failing:
-            continue
-        lines += ["", "| vector | status | finding | reason |", "|---|---|---|---|"]
-        for v in sorted(failing, key=lambda v: (v["id"], v["profile"])):
-            finding = matrix.explain(entry.id, v["id"], v["message"])
-            if finding is None:
-                unexplained += 1
-                shown = "**unexplained**"
-            else:
-                shown = f"[{finding.id}](findings.md#{finding.id.lower()})"
-            lines.append(f"| `{v['id']}` | {v['status']} | {shown} | {_cell(v['message'])} |")
-    lines += ["", f"Failures no finding explains: {unexplained}.", ""]
+        for name in CLASSES:
+            mine = sorted((v for v in failing if v.get("class", "routing") == name), key=lambda v: v["id"])
+            if not mine:
+                continue
+            lines += ["", f"{_CLASS_TITLES[name]}:", "", "| vector | status | charges | finding | reason |"]
+            lines.append("|---|---|---|---|---|")
+            for v in mine:
+                finding = matrix.explain(entry.id, v["id"], v["message"])
+                if finding is None:
+                    unexplained += 1
+                    shown = "**unexplained**"
+                else:
+                    shown = f"[{finding.id}](findings.md#{finding.id.lower()})"
+                charges = ", ".join(v.get("charged", ())) or "-"
+                lines.append(f"| `{v['id']}` | {v['status']} | {charges} | {shown} | {_cell(v['message'])} |")
+    misclassed = len(misclassed_failures(matrix, reports))
+    lines += [
+        "",
+        f"Failures no finding explains: {unexplained}. Routing-class failures explained by a finding not "
+        f"classed a defect: {misclassed}.",
+        "",
+    ]
     return "\n".join(lines)
+
+
+_CLASS_TITLES = {
+    "routing": "Routing class (streams a conforming producer sends)",
+    "robustness": "Robustness class (streams that break producer rules)",
+}
+
+
+def _claim_cell(report: Report, name: str, profile: str) -> str:
+    """passed / failed / errored vectors of one claim, and its verdict; `not claimed` without any."""
+    mine = [v for v in report.vectors if v["profile"] == profile and v.get("class", "routing") == name]
+    counts = Counter(v["status"] for v in mine)
+    if counts.total() == counts[Status.NOT_APPLICABLE.value]:
+        return "not claimed"
+    cell = f"{counts[Status.PASSED.value]} / {counts[Status.FAILED.value]} / {counts[Status.ERRORED.value]}"
+    if counts[Status.SKIPPED.value]:
+        cell += f" ({counts[Status.SKIPPED.value]} skipped)"
+    claim = next((c for c in report.claims if (c["class"], c["profile"]) == (name, profile)), None)
+    if claim is not None:
+        verdict = claim["verdict"]
+        cell += f" · {verdict}" + (f" {claim['must_passed']}/{claim['must']}" if verdict == "partial" else "")
+    return cell
+
+
+def misclassed_failures(matrix: Matrix, reports: Sequence[tuple[Entry, Report]]) -> list[str]:
+    """Failures of the routing class whose finding is not a defect: every such failure is one a user
+    of the library hits on a stream real producers send, so its finding must say so."""
+    return [
+        f"{entry.id}: {v['id']}: {finding.id} is classed {finding.classification}"
+        for entry, report in reports
+        for v in report.vectors
+        if v["status"] in (Status.FAILED.value, Status.ERRORED.value)
+        and v.get("class", "routing") == "routing"
+        and (finding := matrix.explain(entry.id, v["id"], v["message"])) is not None
+        and finding.classification != "defect"
+    ]
 
 
 def _finding_table(matrix: Matrix, reports: Sequence[tuple[Entry, Report]]) -> list[str]:
@@ -547,7 +616,10 @@ def run_matrix(
                 runs[entry.id] = json.loads(about.read_text(encoding="utf-8")) if about.exists() else {}
             continue
         print(f"matrix: {entry.id}: installing", file=sys.stderr)
-        command = install(entry, workdir)
+        installing = Progress(prefix=f"matrix: {entry.id}")
+        with installing.ticking():
+            installing.step("its install")
+            command = install(entry, workdir)
         runs[entry.id] = describe_run(entry, workdir)
         about.write_text(json.dumps(runs[entry.id], indent=2) + "\n", encoding="utf-8")
         print(f"matrix: {entry.id}: running {command}", file=sys.stderr)
@@ -560,6 +632,11 @@ def run_matrix(
 
     page = render_page(matrix, reports, relative, requirements)
     output.with_suffix(".html").write_text(page, encoding="utf-8")
+    from .producers import (
+        add_producer_sections,
+    )  # the producers' table beside the clients', from their reports
+
+    add_producer_sections(config.parent / "producer-matrix.yaml", reports_dir / "producers", output)
     return matrix, reports
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from streamroute.conformance.event_types import EventType, event_types
-from streamroute.conformance.limits import TooDeep, loads
+from streamroute.conformance.limits import TooDeep, loads, loads_noting_duplicates
 from streamroute.conformance.schemas import EVENT, first_error
 from streamroute.reference.sse import DONE, MAX_EVENT_BYTES, Decoder
 
@@ -75,6 +75,21 @@ def _unstated(response: dict[str, Any]) -> list[str]:
         for member, (wanted, stated) in expected.items()
         if not stated
     ]
+
+
+# What the final response states again of an item that was done (PROD-LIFE-7): what a client acts on.
+_RESTATED = ("type", "status", "call_id", "name", "namespace")
+_NOTHING = object()  # a member not stated
+
+
+def _text_member(item_type: str) -> tuple[str, ...]:
+    """The member of an item of this type that holds what its events stream: a call's `arguments` or
+    `input`, an apply_patch call's `operation`, a shell call's `action`."""
+    return (ITEM_TEXTS[item_type].item_path[0],) if item_type in ITEM_TEXTS else ()
+
+
+def _stated(item: dict[str, Any], member: str) -> str:
+    return repr(item[member]) if member in item else "no " + member
 
 
 def _at(value: object, path: tuple[str, ...]) -> object:
@@ -171,6 +186,7 @@ class _Item:
     output_index: int
     announced: dict[str, Any]
     done: bool = False
+    stated: dict[str, Any] | None = None  # its done item, once done
     opened: dict[str, int] = field(default_factory=dict)  # part family -> parts opened so far
     open: dict[str, int] = field(default_factory=dict)  # part family -> index of the open part
     texts: dict[tuple[str, int | None], _Text] = field(default_factory=dict)
@@ -183,9 +199,11 @@ class _Checker:
         self.first = True  # no event object seen yet
         self.sequence: int | None = None  # the highest sequence_number so far
         self.terminal: int | None = None  # the index of the terminal event
+        self.error: int | None = None  # the index of the first valid error event (PROD-LIFE-8)
         self.after_done = False
         self.response_id: str | None = None
         self.items: dict[str, _Item] = {}
+        self.call_ids: dict[str, str] = {}  # each call item's call id, by item id (PROD-ITEM-6)
 
     def report(self, requirement: str, message: str) -> None:
         self.violations.append(Violation(self.index, requirement, message))
@@ -204,13 +222,16 @@ class _Checker:
             self.report("PROD-EVT-1", f"larger than {MAX_EVENT_BYTES} bytes: a router drops it unread")
             return
         try:
-            event = loads(captured.data)
+            event, repeated = loads_noting_duplicates(captured.data)
         except TooDeep as exc:
             self.report("PROD-EVT-1", f"the event {exc}, the most this checker reads")
             return
         except ValueError as exc:
             self.report("PROD-EVT-1", f"not JSON: {exc}")
             return
+        if repeated:  # checked on, as a parser that keeps the last of them reads it
+            names = ", ".join(repr(name) for name in dict.fromkeys(repeated))
+            self.report("PROD-EVT-3", f"an object of the event names {names} more than once")
         if not isinstance(event, dict):
             self.report("PROD-EVT-1", f"a JSON {type(event).__name__}, not an object")
             return
@@ -246,6 +267,8 @@ class _Checker:
             else:
                 self.report("PROD-LIFE-3", f"{event_type} after the terminal event {self.terminal}")
             return False
+        if self.error is not None:
+            self._after_error(event_type)
         if isinstance(sequence, int) and not isinstance(sequence, bool):
             if self.sequence is not None and sequence <= self.sequence:
                 self.report("PROD-SEQ-1", f"sequence_number {sequence} does not exceed {self.sequence}")
@@ -259,10 +282,17 @@ class _Checker:
             self.terminal = self.index
         return True
 
+    def _after_error(self, event_type: str) -> None:
+        """PROD-LIFE-8: an error event is followed by its response.failed, and nothing else."""
+        if event_type != "response.failed":
+            self.report("PROD-LIFE-8", f"{event_type} after the error event {self.error}")
+
     # -- what the event says: sections 4 to 7 (valid events only) ------------
 
     def _route(self, event_type: str, event: dict[str, Any]) -> None:
-        if EVENTS[event_type].lifecycle:
+        if event_type == "error" and self.error is None:
+            self.error = self.index
+        elif EVENTS[event_type].lifecycle:
             self._lifecycle(event_type, event["response"])
         elif event_type == "response.output_item.added":
             self._item_added(event["item"], event["output_index"])
@@ -281,6 +311,8 @@ class _Checker:
         unstated = _unstated(response)
         if unstated:
             self.report("PROD-LIFE-6", f"the response object: {'; '.join(unstated)}")
+        if EVENTS[event_type].terminal:
+            self._restated(response.get("output"))
         if event_type != "response.completed":
             return
         open_items = [item_id for item_id, item in self.items.items() if not item.done]
@@ -291,6 +323,21 @@ class _Checker:
         if listed != done:
             self.report("PROD-LIFE-5", f"response.output lists {listed}, the stream's items are {done}")
 
+    def _restated(self, output: object) -> None:
+        """PROD-LIFE-7: the final response states each item that was done as its done item did."""
+        for listed in output if isinstance(output, list) else []:
+            item_id = listed.get("id") if isinstance(listed, dict) else None
+            item = self.items.get(item_id) if isinstance(item_id, str) else None
+            if item is None or item.stated is None:
+                continue
+            differs = [
+                f"{member} {_stated(listed, member)} (its done item: {_stated(item.stated, member)})"
+                for member in _RESTATED + _text_member(item.type)
+                if listed.get(member, _NOTHING) != item.stated.get(member, _NOTHING)
+            ]
+            if differs:
+                self.report("PROD-LIFE-7", f"response.output states {item_id!r} with {'; '.join(differs)}")
+
     def _item_added(self, item: dict[str, Any], output_index: int) -> None:
         if item["id"] in self.items:
             self.report("PROD-ITEM-1", f"item {item['id']!r} is announced again")
@@ -299,7 +346,21 @@ class _Checker:
             self.report(
                 "PROD-ITEM-2", f"item {item['id']!r} has output_index {output_index}, not {len(self.items)}"
             )
+        self._own_call_id(item)
         self.items[item["id"]] = _Item(item["type"], output_index, item)
+
+    def _own_call_id(self, item: dict[str, Any]) -> None:
+        """PROD-ITEM-6: no two call items of a response have one call id; an item's is the one its
+        announcement states, then the one its done item restates (PROD-DONE-1)."""
+        call_id = item.get("call_id")
+        if not isinstance(call_id, str) or item["type"].endswith("_output"):  # an output names its call
+            return
+        others = {other for item_id, other in self.call_ids.items() if item_id != item["id"]}
+        if self.call_ids.get(item["id"]) != call_id and call_id in others:
+            self.report(
+                "PROD-ITEM-6", f"item {item['id']!r} states call_id {call_id!r}, as another item does"
+            )
+        self.call_ids[item["id"]] = call_id
 
     def _named(self, event: dict[str, Any]) -> dict[str, Any]:
         """A shell command event names no item: it is the one at its output_index (PROD-ITEM-3)."""
@@ -397,6 +458,8 @@ class _Checker:
             self.report("PROD-ITEM-4", f"item {done['id']!r} is done again")
             return
         item.done = True
+        item.stated = done
+        self._own_call_id(done)
         if output_index != item.output_index or done["type"] != item.type:
             self.report(
                 "PROD-ITEM-3",
@@ -428,12 +491,11 @@ class _Checker:
                 _at(done, stated.item_path),
                 f"the done item's {'.'.join(stated.item_path)}",
             )
-            for name in ("call_id", "name"):
-                if done[name] != item.announced[name]:
-                    self.report(
-                        "PROD-DONE-1",
-                        f"the done item's {name} is {done[name]!r}, announced {item.announced[name]!r}",
-                    )
+            if done["name"] != item.announced["name"]:  # a restated call_id is the call's (CORE-CALL-17)
+                self.report(
+                    "PROD-DONE-1",
+                    f"the done item's name is {done['name']!r}, announced {item.announced['name']!r}",
+                )
         elif item.type in ITEM_TEXTS:
             self._catalogue_done(item, done)
 
@@ -441,12 +503,6 @@ class _Checker:
         """PROD-CALLTYPE-2: a done apply_patch or shell call states what its previews streamed."""
         preview = ITEM_TEXTS[item.type]
         family, value = preview.family, _at(done, preview.item_path)
-        if done.get("call_id") != item.announced.get("call_id"):
-            self.report(
-                "PROD-CALLTYPE-2",
-                f"the done item's call_id is {done.get('call_id')!r}, announced "
-                f"{item.announced.get('call_id')!r}",
-            )
         for (text_family, index), text in item.texts.items():
             if text_family != family or text.complete is None:
                 continue

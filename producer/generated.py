@@ -58,6 +58,14 @@ class Entry:
     raw: str = ""
     rules: list[str] = field(default_factory=list)
     numbered: bool = True  # it takes the next sequence_number: it has a string type and an integer one
+    decoy: str = ""  # a member written before the event's own of its name (PROD-EVT-3), as JSON text
+
+    def text(self, style: dict[str, Any], indent: int | None = None) -> str:
+        """The event as its producer writes it: its JSON, or the data that is not a JSON object."""
+        if self.event is None:
+            return self.raw
+        text = json.dumps(self.event, **style, indent=indent)
+        return "{" + self.decoy + "," + text[1:] if self.decoy else text
 
     @property
     def type(self) -> str | None:
@@ -138,6 +146,12 @@ class Draft:
         terminal = self.terminal()
         return len(self.entries) if terminal is None else self.index(terminal)
 
+    def placeable_until(self) -> int:
+        """Where an event may go without following an error event (PROD-LIFE-8): the first
+        error event, else the terminal event."""
+        until = self.checked_until()
+        return next((n for n, e in enumerate(self.entries[:until]) if e.type == "error"), until)
+
     def place(
         self,
         draw: st.DrawFn,
@@ -152,7 +166,7 @@ class Draft:
         low = 1 if after is None else self.index(after) + 1
         high = len(self.entries) if before is None or not self.has(before) else self.index(before)
         if not past_terminal:
-            high = min(high, self.checked_until())
+            high = min(high, self.placeable_until())
         if low > high:
             return False
         self.entries.insert(draw(st.integers(low, high)), entry)
@@ -392,19 +406,25 @@ _KINDS = st.sampled_from(
 
 
 # Events that name no announced item: every checker must let them pass (PROD-EVT-2: unknown and
-# vendor-prefixed types need only `type` and `sequence_number`; an `error` event is not terminal).
+# vendor-prefixed types need only `type` and `sequence_number`).
 EXTRAS: tuple[dict[str, Any], ...] = (
     {"type": "acme:trace", "span": "think"},
     {"type": "acme:response.output_text.delta", "item_id": "msg_acme", "output_index": 0, "delta": "x"},
     {"type": "response.future_feature.delta", "item_id": "ff_1", "output_index": 9, "delta": "{"},
     {"type": "response.audio.transcript.delta", "delta": "hi"},
+)
+# An error event, in each shape: only `response.failed` may follow it (PROD-LIFE-8).
+ERRORS: tuple[dict[str, Any], ...] = (
     {"type": "error", "code": "rate_limit_exceeded", "message": "Slow down.", "param": None},
-    {"type": "error", "error": {"type": "server_error", "code": None, "message": "Retrying.", "param": None}},
+    {
+        "type": "error",
+        "error": {"type": "server_error", "code": None, "message": "Overloaded.", "param": None},
+    },
 )
 
 
-def _extra(draw: st.DrawFn) -> Entry:
-    event = draw(st.sampled_from(EXTRAS))
+def _extra(draw: st.DrawFn, events: Sequence[dict[str, Any]] = EXTRAS) -> Entry:
+    event = draw(st.sampled_from(events))
     return _entry(event["type"], **copy.deepcopy({k: v for k, v in event.items() if k != "type"}))
 
 
@@ -462,11 +482,19 @@ def drafts(draw: st.DrawFn) -> Draft:
     middle = _interleave(draw, timelines)
     for _ in range(draw(st.integers(0, 3))):
         middle.insert(draw(st.integers(0, len(middle))), _extra(draw))
-    output = [item.done.event["item"] for item in items if item.done in middle and item.done.event]
-    terminal = _lifecycle("response." + status, response_id, status, output)
+    terminal = _lifecycle("response." + status, response_id, status)
+    if status == "failed" and draw(st.booleans()):  # the error event a failure may come with
+        middle.append(_extra(draw, ERRORS))
     entries = [*start, *middle, terminal]
     for entry in entries:  # no two events share a mutable part: faults change one at a time
         entry.event = copy.deepcopy(entry.event)
+    # But the final response states each done item as that item's done event does: they are the one
+    # object, so a fault planted in a done item is stated again there, as a producer that gets an
+    # item wrong sends it (PROD-LIFE-7 holds unless planted).
+    assert terminal.event is not None
+    terminal.event["response"]["output"] = [
+        item.done.event["item"] for item in items if item.done in middle and item.done.event
+    ]
     return Draft(entries, items, response_id)
 
 
@@ -599,8 +627,8 @@ def _completed_output(draw: st.DrawFn, draft: Draft) -> str | None:
         draft.entries.remove(item.done)
     elif way == "leaves an item out":
         del output[draw(st.integers(0, len(output) - 1))]
-    elif way == "lists an item twice":
-        output.insert(draw(st.integers(0, len(output))), copy.deepcopy(draw(st.sampled_from(output))))
+    elif way == "lists an item twice":  # the same object: whatever is planted in it is in both
+        output.insert(draw(st.integers(0, len(output))), draw(st.sampled_from(output)))
     elif way == "lists two items swapped":
         first = draw(st.integers(0, len(output) - 2))
         second = draw(st.integers(first + 1, len(output) - 1))
@@ -610,6 +638,39 @@ def _completed_output(draw: st.DrawFn, draft: Draft) -> str | None:
         output.insert(draw(st.integers(0, len(output))), extra)
     terminal.rules.append("PROD-LIFE-5")
     return f"PROD-LIFE-5: response.completed {way}"
+
+
+def _final_output(draw: st.DrawFn, draft: Draft) -> str | None:
+    """PROD-LIFE-7: the terminal event's output states a done item otherwise than its done event."""
+    terminal = draft.terminal()
+    if terminal is None or terminal.event is None:
+        return None
+    output: list[Any] = terminal.event["response"]["output"]
+    # (way, item, (its place in the output, the member changed))
+    candidates: list[tuple[str, Item, tuple[int, str]]] = []
+    for item in draft.items:
+        stated = item.done.event["item"] if draft.has(item.done) and item.done.event else None
+        place = next((n for n, listed in enumerate(output) if listed is stated), None)
+        if stated is None or place is None:
+            continue
+        members = ["type", "status", *(m for m in ("call_id", "name", "arguments", "input") if m in stated)]
+        candidates += [(f"another {member}", item, (place, member)) for member in members]
+    picked = _pick(draw, candidates)
+    if picked is None:
+        return None
+    way, item, (place, member) = picked
+    listed = dict(output[place])
+    if member == "status" and "status" not in listed:
+        listed["status"] = "completed"
+    elif member == "status":
+        listed["status"] = "incomplete" if listed["status"] == "completed" else "completed"
+    elif member == "type":
+        listed["type"] = "output_" + item.kind
+    else:
+        listed[member] = _other_text(draw, listed[member])
+    output[place] = listed
+    terminal.rules.append("PROD-LIFE-7")
+    return f"PROD-LIFE-7: {terminal.type} states {item.id} with {way}"
 
 
 def _response_ids(draw: st.DrawFn, draft: Draft) -> str | None:
@@ -767,6 +828,27 @@ def _after_item_done(draw: st.DrawFn, draft: Draft) -> str | None:
         return None
     entry.rules.append("PROD-ITEM-4")
     return f"PROD-ITEM-4: {item.id}: {way}"
+
+
+def _shared_call_id(draw: st.DrawFn, draft: Draft) -> str | None:
+    """PROD-ITEM-6: a call item states the call id of an earlier one."""
+
+    def call_id(item: Item) -> Any:
+        stated = item.added.event["item"] if item.added.event else {}
+        return stated.get("call_id") if not item.kind.endswith("_output") else None
+
+    calls = [item for item in draft.items if isinstance(call_id(item), str)]
+    picked = _pick(draw, [("", later, earlier) for n, later in enumerate(calls) for earlier in calls[:n]])
+    if picked is None:
+        return None
+    _, later, earlier = picked
+    for entry in later.entries:
+        stated = entry.event.get("item") if entry.event else None
+        for holder in (entry.event, stated):
+            if isinstance(holder, dict) and "call_id" in holder:
+                holder["call_id"] = call_id(earlier)
+    later.added.rules.append("PROD-ITEM-6")
+    return f"PROD-ITEM-6: {later.id} states the call id of {earlier.id}"
 
 
 def _wrong_item_type(draw: st.DrawFn, draft: Draft) -> str | None:
@@ -927,9 +1009,8 @@ def _complete_states(draw: st.DrawFn, draft: Draft) -> str | None:
                 candidates.append(
                     ("the done call's " + text.complete, item, (item.done, ("item", text.complete)))
                 )
-            candidates += [
-                (f"the done call's {name}", item, (item.done, ("item", name))) for name in ("call_id", "name")
-            ]
+            # Its name only: a restated call_id is the call's, no fault (PROD-DONE-1, CORE-CALL-17).
+            candidates.append(("the done call's name", item, (item.done, ("item", "name"))))
     picked = _pick(draw, candidates)
     if picked is None:
         return None
@@ -984,7 +1065,6 @@ def _catalogue_done(draw: st.DrawFn, draft: Draft) -> str | None:
     for item in draft.items:
         if item.kind not in ("apply_patch_call", "shell_call") or not draft.has(item.done):
             continue
-        candidates.append(("another call_id", item, ("item", "call_id")))
         stated = [text for text in item.texts if draft.has(text.done)]
         if item.kind == "apply_patch_call":
             candidates += [("another operation.diff", item, ("item", "operation", "diff")) for _ in stated]
@@ -1050,6 +1130,26 @@ def _invalid_event(draw: st.DrawFn, draft: Draft) -> str | None:
     return f"PROD-EVT-2: {event.get('type')!r} with {way}"
 
 
+def _after_error(draw: st.DrawFn, draft: Draft) -> str | None:
+    """PROD-LIFE-8: an error event before events that are not its response.failed. Planted last,
+    so that every event after it is one the stream has."""
+    until = draft.checked_until()
+    places = [n for n in range(1, until) if draft.entries[n].type is not None]
+    if not places:
+        return None
+    at = draw(st.sampled_from(places))
+    error = _extra(draw, ERRORS)
+    draft.entries.insert(at, error)
+    terminal = draft.terminal()
+    later = draft.entries[at + 1 : draft.checked_until()]
+    if terminal is not None and terminal.type != "response.failed":
+        later.append(terminal)
+    for entry in later:
+        if entry.type is not None:  # an event with a type: its place is checked (PROD-EVT-2)
+            entry.rules.append("PROD-LIFE-8")
+    return f"PROD-LIFE-8: an error event before {draft.entries[at + 1].type}"
+
+
 # Data that is not one JSON object. Those that start with `{` may open a JSON Lines capture,
 # which is then still told from SSE.
 NOT_OBJECTS_LIKE_OBJECTS = (
@@ -1072,6 +1172,20 @@ NOT_OBJECTS = (
 )
 
 
+def _repeated_member(draw: st.DrawFn, draft: Draft) -> str | None:
+    """PROD-EVT-3: an event names a member twice, another value first (a parser that keeps the last
+    reads the event as it was)."""
+    objects = [entry for entry in draft.entries if entry.event]
+    if not objects:
+        return None
+    entry = draw(st.sampled_from(objects))
+    assert entry.event is not None
+    name = draw(st.sampled_from(sorted(entry.event)))
+    entry.decoy = json.dumps(name) + ":" + json.dumps(_wrong_type(entry.event[name]))
+    entry.rules.append("PROD-EVT-3")
+    return f"PROD-EVT-3: {entry.type} names {name!r} twice"
+
+
 def _not_an_object(draw: st.DrawFn, draft: Draft) -> str | None:
     at = draw(st.integers(0, len(draft.entries)))
     raw = draw(st.sampled_from(NOT_OBJECTS_LIKE_OBJECTS if at == 0 else NOT_OBJECTS))
@@ -1080,11 +1194,13 @@ def _not_an_object(draw: st.DrawFn, draft: Draft) -> str | None:
 
 
 # The event faults, in the order they are planted: those that change the lifecycle first, then
-# the item faults, then the events inserted where the stream stands by then.
+# the item faults, then the events inserted where the stream stands by then, and last the error
+# event that every later event follows.
 EVENT_FAULTS: dict[str, Planter] = {
     "PROD-LIFE-1": _first_event,
     "PROD-LIFE-2": _terminal_events,
     "PROD-LIFE-5": _completed_output,
+    "PROD-LIFE-7": _final_output,
     "PROD-LIFE-4": _response_ids,
     "PROD-LIFE-6": _response_fields,
     "PROD-LIFE-3": _after_terminal,
@@ -1092,6 +1208,7 @@ EVENT_FAULTS: dict[str, Planter] = {
     "PROD-ITEM-3": _item_output_index,
     "PROD-ITEM-4": _after_item_done,
     "PROD-ITEM-5": _wrong_item_type,
+    "PROD-ITEM-6": _shared_call_id,
     "PROD-PART-1": _part_order,
     "PROD-PART-2": _text_outside_part,
     "PROD-TEXT-1": _text_done,
@@ -1102,6 +1219,8 @@ EVENT_FAULTS: dict[str, Planter] = {
     "PROD-ITEM-1": _announcements,
     "PROD-EVT-2": _invalid_event,
     "PROD-EVT-1": _not_an_object,
+    "PROD-EVT-3": _repeated_member,
+    "PROD-LIFE-8": _after_error,
 }
 SEQUENCE_FAULTS = ("PROD-SEQ-1", "PROD-SEQ-2")
 SSE_FAULTS = ("PROD-SSE-1", "PROD-SSE-2", "PROD-SSE-3", "PROD-SSE-4")
@@ -1109,7 +1228,7 @@ RULES = (*EVENT_FAULTS, *SEQUENCE_FAULTS, *SSE_FAULTS)
 # How often each fault is planted, in eighths: more often those that need what a stream may not
 # have (a completed response, an item of some kind, a part, a text with deltas, a shell call).
 WEIGHTS = {rule: 1 for rule in RULES} | {
-    **dict.fromkeys(("PROD-ITEM-2", "PROD-ITEM-3", "PROD-ITEM-4", "PROD-ITEM-5"), 2),
+    **dict.fromkeys(("PROD-ITEM-2", "PROD-ITEM-3", "PROD-ITEM-4", "PROD-ITEM-5", "PROD-ITEM-6"), 2),
     **dict.fromkeys(("PROD-TEXT-1", "PROD-TEXT-2", "PROD-LIFE-4"), 2),
     **dict.fromkeys(("PROD-PART-1", "PROD-PART-2", "PROD-DONE-1", "PROD-LIFE-5", "PROD-CALLTYPE-2"), 3),
     "PROD-CALLTYPE-1": 4,  # it needs a shell call, and one with a command whose beginning can change
@@ -1254,7 +1373,7 @@ def _render_sse(
         elif event.entry.event is None:
             data = [event.entry.raw.encode()]
         else:
-            text = json.dumps(event.entry.event, **style, indent=indent).encode()
+            text = event.entry.text(style, indent).encode()
             if event.bad_member:
                 text = b'{"x_relay":"' + event.bad_member + b'",' + text[1:]
             data = text.split(b"\n")
@@ -1358,7 +1477,7 @@ def _jsonl(draw: st.DrawFn, draft: Draft, style: dict[str, Any]) -> bytes:
     for entry in draft.entries:
         if draw(st.integers(0, 7)) == 0:
             lines.append("")  # a blank line is no event
-        lines.append(entry.raw if entry.event is None else json.dumps(entry.event, **style))
+        lines.append(entry.text(style))
     return (line_end.join(lines) + (line_end if draw(st.booleans()) else "")).encode()
 
 

@@ -4,9 +4,9 @@ A session is many responses on one connection, on several lanes. Each turn
 (a lane's events from its first, when no turn of the lane is open, to its
 terminal event or an `error` of the lane) is checked as a stream of its own
 by the checker of one response (checker.py), numbered from its own start, so
-every PROD-* requirement holds per turn. Steer acknowledgements and `error`
-events outside a turn belong to no response: they are checked against the
-event schema only, without a sequence number. In a vector's events, the
+every PROD-* requirement holds per turn. Steer and inject acknowledgements
+and `error` events outside a turn belong to no response: they are checked
+against the event schema only, without a sequence number. In a vector's events, the
 client steps `disconnect` and `connect` cut the turns in flight, whose end is
 then not checked; a `send` is the client's, not the producer's.
 """
@@ -19,7 +19,13 @@ from typing import Any
 
 from streamroute.conformance.limits import TooDeep, loads
 from streamroute.conformance.schemas import EVENT, first_error
-from streamroute.reference.connection import ACKNOWLEDGEMENTS, LIMIT_REACHED, SESSION_STEPS, is_step
+from streamroute.reference.connection import (
+    ACKNOWLEDGEMENTS,
+    INJECTIONS,
+    LIMIT_REACHED,
+    SESSION_STEPS,
+    is_step,
+)
 
 from .checker import Captured, Violation, _Checker
 
@@ -35,7 +41,11 @@ def _session_mark(entry: Any) -> bool:
     if is_step(entry):
         return entry["control"] in SESSION_STEPS
     kind = entry.get("type")
-    return "stream_id" in entry or (isinstance(kind, str) and kind in ACKNOWLEDGEMENTS)
+    return "stream_id" in entry or (isinstance(kind, str) and kind in _CONNECTION_EVENTS)
+
+
+# The events of the connection, not of a response (spec/session.md section 9.1).
+_CONNECTION_EVENTS = ACKNOWLEDGEMENTS.keys() | INJECTIONS
 
 
 def _code(event: dict[str, Any]) -> object:
@@ -45,7 +55,7 @@ def _code(event: dict[str, Any]) -> object:
 
 def is_session(entries: Iterable[Any]) -> bool:
     """A recording (or a vector's events) is a session when an event names a lane or acknowledges a
-    steer, or it holds a session's client step."""
+    steer or an injection, or it holds a session's client step."""
     return any(map(_session_mark, entries))
 
 
@@ -65,7 +75,7 @@ class _Session:
         lane = _lane(entry)
         turn = self.turns.get(lane)
         limit = entry["type"] == "error" and _code(entry) == LIMIT_REACHED
-        if entry["type"] in ACKNOWLEDGEMENTS or (entry["type"] == "error" and turn is None) or limit:
+        if entry["type"] in _CONNECTION_EVENTS or (entry["type"] == "error" and turn is None) or limit:
             numbered = entry if "sequence_number" in entry else {**entry, "sequence_number": 0}
             problem = first_error(EVENT, numbered)
             if problem is not None:
@@ -124,7 +134,9 @@ def _parsed(captured: Captured) -> Any:
 def is_session_capture(captured: Iterable[Captured]) -> bool:
     """`is_session` of a recording; only the events that could say so are read."""
     return is_session(
-        _parsed(event) for event in captured if "stream_id" in event.data or "response.steer." in event.data
+        _parsed(event)
+        for event in captured
+        if "stream_id" in event.data or "response.steer." in event.data or "response.inject." in event.data
     )
 
 

@@ -8,9 +8,9 @@ decided by what the producer itself states, never by running a router:
   `response.failed` its `error` (CORE-LIFE-3);
 - each `response.output_text.done`: `text.done` with the part's text in the
   final response object (CORE-TEXT-2);
-- each call item's `response.output_item.done`: the `tool.call` the final
-  response's item makes, or the `tool.error` a conforming router gives it
-  (CORE-CALL-1, -3, -5, -7);
+- each call item's `response.output_item.done`: the `tool.call` its done item
+  makes, or the `tool.error` a conforming router gives it (CORE-CALL-1, -3,
+  -5, -7), as a router takes a call from its done item (CORE-CALL-4);
 - `close()`: `end` with the terminal status (CORE-LIFE-2, CORE-LIFE-5).
 
 Deltas and diff previews are not decided by a final response, so the vector
@@ -21,9 +21,13 @@ the comparison and named in the vector's description. A stream that breaks a
 producer rule declares it (`producer_faults`), and then only `lifecycle` and
 `end` are compared: what a router makes of the rest is the spec's answer to
 the fault (an error, the first of two values), which the final response
-cannot tell. Nor is `error` compared for a stream holding an `error`
-event, whose routing an option chooses (spec/core.md section 12.2). A
-recording with no terminal event states no ground truth and is refused.
+cannot tell. A final response that states a done item otherwise (PROD-LIFE-7)
+is such a fault: no expectation is taken from either. An event that names a
+member twice (PROD-EVT-3) is refused: which value a router reads is its JSON
+parser's choice, and a vector's events, JSON data, can state only one. Nor
+is `error` compared for a stream holding an `error` event, whose routing an
+option chooses (spec/core.md section 12.2). A recording with no terminal
+event states no ground truth and is refused.
 
 A recording of a WebSocket session (spec/session.md section 10) becomes one
 `session` vector. It holds the server's events only, so the client step each
@@ -46,7 +50,7 @@ from typing import Any
 
 from streamroute.conformance.arguments import Refused, read_arguments
 from streamroute.conformance.event_types import event_types, lifecycle_types, terminal_types
-from streamroute.conformance.limits import loads
+from streamroute.conformance.limits import loads_noting_duplicates
 from streamroute.reference.connection import is_step
 
 from .checker import Captured, Format, check_events, guess_format, read_jsonl, read_sse
@@ -55,9 +59,15 @@ from .checker import Captured, Format, check_events, guess_format, read_jsonl, r
 # its tool.call, and tool_type -> the done item's field that states the arguments or input.
 CALL_TYPES = {e.item_types[0]: e.tool_type for e in event_types().values() if e.tool_type and not e.preview}
 TEXT_FIELDS = {e.tool_type: e.item_path[0] for e in event_types().values() if e.tool_type and not e.preview}
-# Items the client never acts on: no outcome of their own (CORE-CALL-9, and the answer's parts).
+# Items the client never acts on: no outcome of their own (CORE-CALL-9, and the answer's parts;
+# spec/core.md section 5.2 lists every item type).
 NO_CALL = frozenset({"message", "reasoning", "web_search_call", "file_search_call", "code_interpreter_call",
-                     "image_generation_call", "mcp_call", "mcp_list_tools"})  # fmt: skip
+                     "image_generation_call", "mcp_call", "mcp_list_tools", "program", "multi_agent_call",
+                     "function_call_output", "custom_tool_call_output", "computer_call_output",
+                     "shell_call_output", "local_shell_call_output", "apply_patch_call_output",
+                     "tool_search_output", "mcp_approval_response", "program_output",
+                     "multi_agent_call_output", "compaction", "additional_tools",
+                     "agent_message"})  # fmt: skip
 # Kinds a vector made here compares; `error` only for a stream that keeps every producer rule.
 DECIDED = ("lifecycle", "error", "text.done", "tool.call", "tool.error", "end")
 
@@ -72,6 +82,7 @@ class _Expectation:
 
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     undecided: dict[str, str] = field(default_factory=dict)  # kind: why
+    options: dict[str, str] = field(default_factory=dict)  # the option values the outcomes hold for
 
     def add(self, at: int | str, kind: str, **fields: Any) -> None:
         self.outcomes.append({"at": at, "kind": kind, **fields})
@@ -87,9 +98,16 @@ def events_of(data: bytes, source: str, format: Format | None = None) -> list[An
     events = []
     for index, entry in enumerate(_without_done(captured)):
         try:
-            events.append(loads(entry.data))
+            event, repeated = loads_noting_duplicates(entry.data)
         except ValueError as exc:
             raise VectorizeError(f"{source}: event {index} is not JSON ({exc})") from None
+        if repeated:
+            names = ", ".join(repr(name) for name in dict.fromkeys(repeated))
+            raise VectorizeError(
+                f"{source}: event {index} names {names} more than once (PROD-EVT-3): which value a router "
+                "reads is its JSON parser's choice, and a vector's event can state only one"
+            )
+        events.append(event)
     return events
 
 
@@ -126,8 +144,8 @@ def _terminal(events: list[Any]) -> tuple[int, dict[str, Any]]:
 
 
 def _call(item: dict[str, Any], seen: set[str]) -> tuple[str, dict[str, Any]] | None:
-    """The outcome a conforming router gives a call item of the final response, and its fields;
-    None when the item states its arguments or input as something other than text."""
+    """The outcome a conforming router gives a call's done item, and its fields; None when the item
+    states its arguments or input as something other than text."""
     call_id, name = item.get("call_id"), item.get("name")
     if item.get("status") == "incomplete" or not isinstance(call_id, str) or not isinstance(name, str):
         return "tool.error", {"item_id": item["id"], "code": "incomplete"}
@@ -163,8 +181,15 @@ def expectation(events: list[Any], items_decided: bool = True) -> _Expectation:
     parts_done: set[tuple[Any, Any]] = set()
     seen: set[str] = set()
     calls_done: set[Any] = set()
+    announced: dict[Any, Any] = {}  # item id -> the call id its output_item.added states
+    completed_early: set[Any] = set()  # calls whose arguments .done came before their done item
     for index, event in enumerate(events[: end + 1]):
         kind = _type(event)
+        if kind == "response.output_item.added":
+            added = _object(event.get("item"))
+            announced.setdefault(added.get("id"), added.get("call_id"))
+        elif kind in ("response.function_call_arguments.done", "response.custom_tool_call_input.done"):
+            completed_early.add(event.get("item_id"))
         if kind in lifecycle_types():
             response = _object(event.get("response"))
             expected.add(index, "lifecycle", event=kind[len("response.") :], response_id=response.get("id"))
@@ -181,15 +206,18 @@ def expectation(events: list[Any], items_decided: bool = True) -> _Expectation:
             else:
                 expected.add(index, "text.done", item_id=key[0], content_index=key[1], text=text)
         elif kind == "response.output_item.done":
-            call = items.get(_object(event.get("item")).get("id"))
-            if call is not None and call.get("type") in CALL_TYPES:
+            call = _object(event.get("item"))  # the call a router takes, whatever the final response says
+            if call.get("type") in CALL_TYPES:
                 calls_done.add(call["id"])
+                restated = announced.get(call["id"]) not in (None, call.get("call_id"))
+                if restated and call["id"] in completed_early:  # CORE-CALL-20 at the other point
+                    expected.options["tool_call_point"] = "output_item_done"
                 made = _call(call, seen)
                 if made is None:
                     expected.cannot(["tool.call", "tool.error"], f"call item {call['id']} states no text")
                 else:
                     expected.add(index, made[0], **made[1])
-    for item_id, item in items.items():
+    for item_id, item in items.items() if items_decided else ():
         if item.get("type") in CALL_TYPES and item_id not in calls_done:
             expected.cannot(["tool.call", "tool.error"], f"call item {item_id} has no output_item.done event")
         for content_index, part in enumerate(item.get("content") or []):
@@ -293,6 +321,8 @@ def _vector(
         "level": "MUST",
         "profile": profile,
     }
+    if expected.options:
+        data["options"] = dict(expected.options)
     if faults:
         data["producer_faults"] = list(faults)
     data["tools"] = _tools(events)

@@ -13,21 +13,33 @@ router and executor. `json_text_router` declares `call_arguments: json_text`
 and claims every profile but `execution`, whose executor takes parsed
 arguments (spec/core.md section 12). `error_ends_stream_router` declares
 `error_event: ends_stream` (CORE-ERR-3): it reads nothing after an `error`
-event. `output_index_router` declares `item_correlation: output_index`
-(CORE-ITEM-10): an item event whose `item_id` names no announced item goes to
-the item announced at its `output_index`. And `session`: a vector whose
+event; `nested_error_ends_stream_router` declares `nested_ends_stream`:
+nothing after an `error` event of the nested shape. `output_index_router`
+declares `item_correlation: output_index` (CORE-ITEM-10): an item event whose
+`item_id` names no announced item goes to the item announced at its
+`output_index`. `response_done_router` declares
+`tool_call_point: response_done` (CORE-POINT-1): its calls wait for the end of
+their response (handover.py). `fault_ends_stream_router` declares
+`producer_fault: ends_stream` (CORE-FAULT-1): it stops at its producer's first
+fault (faults.py), in core and custom-tools. `ReferenceAdapter.with_options`
+makes the reference under any values of these options, two at a time
+included (tests/test_option_pairs.py). And `session`: a vector whose
 first entry is a session's client step is routed by a `Connection`, a core
-router per response (spec/session.md).
+router per response (spec/session.md); `sequential_lanes_router` declares
+`session_lanes: sequential` (SESSION-LANE-6), for servers that process one
+response at a time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from .connection import Connection, SessionOrStream
+from .connection import Connection, SessionLanes, SessionOrStream
 from .consumers import consumers_for
+from .faults import FaultStopRouter
+from .handover import ResponseDoneRouter, ToolCallPoint
 from .router import (
     CALL_TYPES,
     CATALOGUE_CALL_TYPES,
@@ -35,19 +47,37 @@ from .router import (
     ErrorEvent,
     ItemCorrelation,
     Router,
-    ToolCallPoint,
 )
 from .session import ExecutionSession
-from .sse import ByteRouter
+from .sse import ByteRouter, EventRouter
+
+ProducerFault = Literal["reported", "ends_stream"]
+StreamStart = Literal["any", "response_created"]
+PROFILES = ("core", "custom-tools", "execution", "sse", "session")
+# The profiles an option value leaves out: the executor takes parsed arguments, and a stream stopped
+# at its fault is the core router's (its decoder and its connection do not stop).
+_LEAVES_OUT = {
+    ("call_arguments", "json_text"): {"execution"},
+    ("producer_fault", "ends_stream"): {"execution", "sse", "session"},
+}
 
 
 @dataclass(frozen=True)
 class ReferenceAdapter:
     tool_call_point: ToolCallPoint = "output_item_done"
-    profiles: tuple[str, ...] = ("core", "custom-tools", "execution", "sse", "session")
+    profiles: tuple[str, ...] = PROFILES
     call_arguments: CallArguments = "parsed"
     error_event: ErrorEvent = "routed"
     item_correlation: ItemCorrelation = "item_id"
+    producer_fault: ProducerFault = "reported"
+    stream_start: StreamStart = "any"  # it takes any stream; `response_created` only narrows what applies
+    session_lanes: SessionLanes = "multiplexed"
+
+    @classmethod
+    def with_options(cls, **options: Any) -> ReferenceAdapter:
+        """The reference under these option values, claiming every profile they leave it."""
+        left_out = set().union(*(_LEAVES_OUT.get(chosen, set()) for chosen in options.items()))
+        return cls(profiles=tuple(p for p in PROFILES if p not in left_out), **options)
 
     @property
     def options(self) -> dict[str, Any]:
@@ -57,29 +87,41 @@ class ReferenceAdapter:
             "call_arguments": self.call_arguments,
             "error_event": self.error_event,
             "item_correlation": self.item_correlation,
+            "producer_fault": self.producer_fault,
+            "stream_start": self.stream_start,
+            "session_lanes": self.session_lanes,
         }
 
     def __call__(self, tools: Sequence[Mapping[str, Any]]) -> SessionOrStream:
         consumers = consumers_for(tools)
+        held = self.tool_call_point == "response_done"  # the calls wait for the response's end
 
-        def new_router() -> Router:
-            return Router(
+        def new_router() -> EventRouter:
+            router = Router(
                 consumers,
-                tool_call_point=self.tool_call_point,
+                tool_call_point="output_item_done"
+                if self.tool_call_point == "response_done"
+                else self.tool_call_point,
                 call_arguments=self.call_arguments,
                 error_event=self.error_event,
                 item_correlation=self.item_correlation,
             )
+            stopping = FaultStopRouter(router) if self.producer_fault == "ends_stream" else router
+            return ResponseDoneRouter(stopping) if held else stopping
 
+        sequential = self.session_lanes == "sequential"
         return SessionOrStream(
-            lambda: Connection(new_router), lambda: ExecutionSession(lambda: ByteRouter(new_router()), tools)
+            lambda: Connection(new_router, sequential_lanes=sequential),
+            lambda: ExecutionSession(lambda: ByteRouter(new_router()), tools),
         )
 
 
 router = ReferenceAdapter()
-arguments_done_router = ReferenceAdapter(tool_call_point="arguments_done")
-json_text_router = ReferenceAdapter(
-    profiles=("core", "custom-tools", "sse", "session"), call_arguments="json_text"
-)
-error_ends_stream_router = ReferenceAdapter(error_event="ends_stream")
-output_index_router = ReferenceAdapter(item_correlation="output_index")
+arguments_done_router = ReferenceAdapter.with_options(tool_call_point="arguments_done")
+json_text_router = ReferenceAdapter.with_options(call_arguments="json_text")
+error_ends_stream_router = ReferenceAdapter.with_options(error_event="ends_stream")
+nested_error_ends_stream_router = ReferenceAdapter.with_options(error_event="nested_ends_stream")
+output_index_router = ReferenceAdapter.with_options(item_correlation="output_index")
+response_done_router = ReferenceAdapter.with_options(tool_call_point="response_done")
+fault_ends_stream_router = ReferenceAdapter.with_options(producer_fault="ends_stream")
+sequential_lanes_router = ReferenceAdapter.with_options(session_lanes="sequential")

@@ -29,7 +29,11 @@ one whose connection ended before it was known to be committed or failed is
 `unknown`, and is never sent again (SESSION-STEER-7).
 
 Lanes, turns and the responses seen are connection-local and start empty at
-every `connect`. Requirement ids in comments refer to spec/session.md.
+every `connect`. A server that processes one response at a time (Open
+Responses) sends its events without `stream_id`; with `sequential_lanes`
+(option `session_lanes: sequential`) such an event, while the default lane is
+idle, goes to the connection's oldest turn (SESSION-LANE-6). Requirement ids in
+comments refer to spec/session.md.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from .router import Router
+from .sse import EventRouter
 from .types import Outcome, error_outcome
 
 SteerState = Literal["requested", "accepted", "pending", "committed", "failed", "unknown"]
@@ -61,17 +66,20 @@ ACKNOWLEDGEMENTS: dict[str, SteerTrigger] = {
     "response.steer.pending": "hold",
     "response.steer.failed": "fail",
 }
+# The server's answers to a `response.inject`: no turn's events, accounted for (SESSION-INJECT-2).
+INJECTIONS = frozenset({"response.inject.created", "response.inject.failed"})
 TERMINAL = frozenset({"completed", "failed", "incomplete"})  # lifecycle events that end a response
 LIMIT_REACHED = "websocket_connection_limit_reached"
 
 Reason = Literal["closed", "lost", "limit_reached"]
+SessionLanes = Literal["multiplexed", "sequential"]
 Lane = str | None
 
 
 @dataclass
 class Turn:
     lane: Lane
-    router: Router
+    router: EventRouter
     response_id: str | None = None
 
     def tagged(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
@@ -124,8 +132,9 @@ def _reported(event: dict[str, Any], lane: Lane) -> list[Outcome]:
 class Connection:
     """Routes one WebSocket connection, and those that replace it. See the module docstring."""
 
-    def __init__(self, new_router: Callable[[], Router]) -> None:
+    def __init__(self, new_router: Callable[[], EventRouter], *, sequential_lanes: bool = False) -> None:
         self._new_router = new_router
+        self._sequential_lanes = sequential_lanes  # SESSION-LANE-6
         self._steers: list[Steer] = []  # every steer sent, in order; they outlive a connection
         self._closed = False
         self._open()
@@ -157,6 +166,16 @@ class Connection:
             return [_error("unknown_lane", f"{entry['type']} for lane {lane!r}, never named", lane)]
         if entry["type"] in ACKNOWLEDGEMENTS:
             return self._acknowledge(entry)
+        if entry["type"] in INJECTIONS:  # SESSION-INJECT-2: no turn's, and none ends
+            response_id = entry.get("response_id")
+            return [
+                {
+                    "kind": "ignored",
+                    "type": entry["type"],
+                    "stream_id": lane,
+                    "response_id": response_id if isinstance(response_id, str) else None,
+                }
+            ]
         if entry["type"] == "error":
             return self._lane_error(entry, lane)
         turn = self._head(lane) or self._successor(entry, lane)
@@ -186,6 +205,10 @@ class Connection:
         message = step["message"]
         if message["type"] == "response.create":
             return self._create(message)
+        if message["type"] == "response.inject":  # SESSION-INJECT-1: it begins nothing
+            if not self._connected:  # SESSION-CONN-4
+                return [_error("not_connected", "response.inject while the connection is down")]
+            return []
         return self._steer(message)
 
     def _create(self, message: dict[str, Any]) -> list[Outcome]:
@@ -211,8 +234,13 @@ class Connection:
     # -- server events -----------------------------------------------------------
 
     def _head(self, lane: Lane) -> Turn | None:
-        """The lane's oldest turn in flight, which its events are for (SESSION-LANE-1, -2)."""
-        return next((turn for turn in self._turns if turn.lane == lane), None)
+        """The lane's oldest turn in flight, which its events are for (SESSION-LANE-1, -2); for a
+        bare event of an idle default lane under `sequential_lanes`, the connection's oldest
+        (SESSION-LANE-6)."""
+        head = next((turn for turn in self._turns if turn.lane == lane), None)
+        if head is None and lane is None and self._sequential_lanes and self._turns:
+            return self._turns[0]
+        return head
 
     def _successor(self, event: dict[str, Any], lane: Lane) -> Turn | None:
         """SESSION-TURN-5: the server's own successor of a response it holds steers for."""
@@ -268,7 +296,13 @@ class Connection:
             return [_error("unknown_steer", message, event.get("stream_id"))]
         if trigger == "accept":
             steer.steer_id = steer_id
-        fields = {"code": _error_code(event)} if trigger == "fail" else {}
+        fields: dict[str, Any] = {}
+        if trigger == "fail":
+            fields["code"] = _error_code(event)
+        elif trigger == "hold":  # SESSION-STEER-11: what the response waits for
+            reason, required = event.get("reason"), event.get("required_input")
+            fields["reason"] = reason if isinstance(reason, str) else None
+            fields["required_input"] = required if isinstance(required, list) else []
         return [self._move(steer, trigger, fields)]
 
     def _acknowledged(self, target: str, steer_id: object, trigger: SteerTrigger) -> Steer | None:

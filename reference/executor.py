@@ -5,12 +5,14 @@ Theory of operation
 A router says when a call is complete; the executor decides whether it runs,
 and makes sure it runs at most once. `feed(outcomes)` takes a router's
 outcomes, passes each one on and appends the execution outcomes it causes.
-`cancel`, `approve`, `deny`, `recover` and `audit` are the control steps of
+`cancel`, `approve`, `deny`, `recover`, `audit` and `supply` are the control steps of
 spec/execution.md; `finish` and `fail` end a call whose tool went on running
 (EXEC-RUN-2). A router's `error` `call_retracted` (option `tool_call_point:
 arguments_done`) withdraws a call the executor already took: the executor
 cancels the call if it has not ended, and marks its record `retracted` in any
-case (EXEC-RETRACT-*). Tools are injected functions and the ledger is
+case (EXEC-RETRACT-*). Its `error` `call_id_restated` (the same option) says
+that a call it took is kept under another call id: the record moves there,
+and both ids find it (EXEC-ONCE-3). Tools are injected functions and the ledger is
 injected storage: the executor itself has no sockets, threads or clocks.
 
 The per-call state machine of spec/execution.md section 2 is `TRANSITIONS`,
@@ -199,6 +201,23 @@ def _audit(record: Record) -> Outcome:
     }
 
 
+def _result(record: Record) -> Outcome:
+    """A record's saved result as a `tool.result` outcome (EXEC-SUPPLY-1)."""
+    outcome: Outcome = {
+        "kind": "tool.result",
+        "item_id": record.item_id,
+        "call_id": record.call_id,
+        "name": record.name,
+        "state": record.state,
+        "started": record.started,
+    }
+    if record.state == "TOOL_SUCCEEDED":
+        outcome["result"] = record.result
+    elif record.code is not None:
+        outcome.update(code=record.code, message=record.message)
+    return outcome
+
+
 def _not_awaiting(call_id: str) -> Outcome:
     return {
         "kind": "error",
@@ -234,6 +253,9 @@ class Executor:
                 answer += self._take(outcome)
             elif kind == "error" and outcome.get("code") == "call_retracted":
                 answer += self._retract(outcome.get("call_id"), outcome.get("item_id"))
+            elif kind == "error" and outcome.get("code") == "call_id_restated":
+                previous, call_id = outcome.get("previous_call_id"), outcome.get("call_id")
+                self._readdress(previous, call_id, outcome.get("item_id"))
             elif kind == "lifecycle" and outcome.get("event") == "created":
                 self._turn = _Turn()  # EXEC-CANCEL-4
         return answer
@@ -319,6 +341,25 @@ class Executor:
                     return [_outcome(moved, "retract")]
             elif self._ledger.update(dataclasses.replace(record, retracted=True), record.state):
                 return []  # EXEC-RETRACT-3: final; the record says what ran (EXEC-RETRACT-4)
+
+    def _readdress(self, previous: object, call_id: object, item_id: object) -> None:
+        """The call taken as `previous` is kept as `call_id` (EXEC-ONCE-3): its record moves there,
+        and nothing runs again."""
+        if not isinstance(previous, str) or not isinstance(call_id, str):
+            return
+        while True:  # read again after a lost compare-and-set, as _retract does
+            record = self._ledger.get(previous)
+            if record is None or record.call_id != previous or record.item_id != item_id:
+                return  # no record of that call, or moved already
+            if self._ledger.readdress(dataclasses.replace(record, call_id=call_id), previous):
+                self._turn.calls = {
+                    (call_id if known == previous else known): None for known in self._turn.calls
+                }
+                if previous in self._stops:
+                    self._stops[call_id] = self._stops.pop(previous)
+                return
+            if self._ledger.get(call_id) is not None:  # the new id is another call's: nothing moves
+                return
 
     # -- moves ---------------------------------------------------------------
 
@@ -425,6 +466,15 @@ class Executor:
     def audit(self) -> list[Outcome]:
         """Every record of the ledger as a `tool.audit` outcome (EXEC-AUDIT-2)."""
         return [_audit(record) for record in self._ledger.records()]
+
+    def supply(self, call_id: str) -> list[Outcome]:
+        """A call's saved result, as a steer's required input asks for it, never run again
+        (EXEC-SUPPLY-1, -2)."""
+        record = self._ledger.get(call_id)
+        if record is None:
+            message = f"call {call_id!r} has no record: it cannot be supplied"
+            return [{"kind": "error", "code": "unknown_call", "message": message}]
+        return [_result(record)]
 
     # -- tools that went on running (EXEC-RUN-2) -----------------------------
 

@@ -146,6 +146,8 @@ def optional_index(obj: JSONObject, field: str) -> int | None:
     value = obj.get(field)
     if value is None or (type(value) is int and value >= 0):  # the common cases, first
         return value
+    if type(value) is float and value.is_integer() and value >= 0:  # 1.0, 1e0: worth 1 (CORE-EVT-12)
+        return int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise _malformed(field, "a non-negative integer", value)
     return value
@@ -203,6 +205,13 @@ def label(obj: JSONObject, field: str) -> str | None:
     """A field read only as a label: its value when it is a string, else None, never malformed."""
     value = obj.get(field)
     return value if type(value) is str else None
+
+
+def agent_name(obj: JSONObject) -> str | None:
+    """An item's `agent`, read as a label: its `agent_name` when it is an object with a string one,
+    else None, never malformed (CORE-TEXT-12, CORE-EVT-11)."""
+    agent = obj.get("agent")
+    return label(agent, "agent_name") if type(agent) is dict else None
 
 
 def natural(obj: JSONObject, field: str, otherwise: int) -> int:

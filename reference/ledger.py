@@ -1,16 +1,18 @@
 """The call ledger: the executor's one piece of durable state (spec/execution.md).
 
-One `Record` per call id, the call's audit record. The executor changes a
-record only through `Ledger`, whose writes are each one transaction:
-`insert` claims a call id (it fails when the id is known), `update` moves a
-record only if it is still in the state the executor read (compare-and-set).
-Those two are what make a call run at most once, whoever else shares the
-ledger and however often the process restarts.
+One `Record` per call, the call's audit record, found by its call id. The
+executor changes a record only through `Ledger`, whose writes are each one
+transaction: `insert` claims a call id (it fails when the id is known),
+`update` moves a record only if it is still in the state the executor read
+(compare-and-set), and `readdress` gives a record the call id its producer
+restated (spec/execution.md EXEC-ONCE-3), the old id still finding it. Those
+are what make a call run at most once, whoever else shares the ledger and
+however often the process restarts.
 
 `SqliteLedger` is the default: an embedded SQLite database (standard library
 `sqlite3`) in WAL mode, synchronous=FULL so that a committed move survives a
 power cut, not only a killed process. `MemoryLedger` is for tests. An
-application with its own store implements the five methods of `Ledger`.
+application with its own store implements the six methods of `Ledger`.
 """
 
 from __future__ import annotations
@@ -72,6 +74,12 @@ class Ledger(Protocol):
         """Replace the record of its call id if that is still in `expected`; else False."""
         ...
 
+    def readdress(self, record: Record, previous: str) -> bool:
+        """Replace the record of call id `previous`, if it is still in `record.state`, by `record`,
+        under `record.call_id`, a new id, which `previous` then also finds; else False, changing
+        nothing (a new id that is known included)."""
+        ...
+
     def records(self) -> list[Record]:
         """Every record, in the order they were inserted."""
         ...
@@ -86,14 +94,29 @@ class MemoryLedger:
 
     def __init__(self) -> None:
         self._records: dict[str, Record] = {}  # insertion-ordered
+        self._aliases: dict[str, str] = {}  # a call id restated away -> the id its record has now
 
     def get(self, call_id: str) -> Record | None:
-        return self._records.get(call_id)
+        return self._records.get(self._aliases.get(call_id, call_id))
 
     def insert(self, record: Record) -> bool:
-        if record.call_id in self._records:
+        if record.call_id in self._records or record.call_id in self._aliases:
             return False
         self._records[record.call_id] = record
+        return True
+
+    def readdress(self, record: Record, previous: str) -> bool:
+        current = self._records.get(previous)
+        if current is None or current.state != record.state or self.get(record.call_id) is not None:
+            return False
+        self._records = {  # the same order: a record keeps its place
+            (record.call_id if key == previous else key): (record if key == previous else value)
+            for key, value in self._records.items()
+        }
+        self._aliases = {
+            alias: (record.call_id if to == previous else to) for alias, to in self._aliases.items()
+        }
+        self._aliases[previous] = record.call_id
         return True
 
     def update(self, record: Record, expected: State) -> bool:
@@ -118,6 +141,10 @@ CREATE TABLE IF NOT EXISTS calls (
     record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS calls_by_state ON calls (state);
+CREATE TABLE IF NOT EXISTS aliases (
+    alias TEXT PRIMARY KEY,
+    call_id TEXT NOT NULL
+);
 """
 
 
@@ -133,15 +160,45 @@ class SqliteLedger:
         self._db.executescript(_SCHEMA)
 
     def get(self, call_id: str) -> Record | None:
-        row = self._db.execute("SELECT record FROM calls WHERE call_id = ?", (call_id,)).fetchone()
+        row = self._db.execute(
+            "SELECT record FROM calls"
+            " WHERE call_id = coalesce((SELECT call_id FROM aliases WHERE alias = ?), ?)",
+            (call_id, call_id),
+        ).fetchone()
         return None if row is None else Record.from_json(row[0])
 
     def insert(self, record: Record) -> bool:
         cursor = self._db.execute(
-            "INSERT INTO calls (call_id, state, record) VALUES (?, ?, ?) ON CONFLICT (call_id) DO NOTHING",
-            (record.call_id, record.state, record.to_json()),
+            "INSERT INTO calls (call_id, state, record) SELECT ?, ?, ?"
+            " WHERE NOT EXISTS (SELECT 1 FROM aliases WHERE alias = ?) ON CONFLICT (call_id) DO NOTHING",
+            (record.call_id, record.state, record.to_json(), record.call_id),
         )
         return cursor.rowcount == 1
+
+    def readdress(self, record: Record, previous: str) -> bool:
+        new = record.call_id
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")  # one transaction: the record and every alias move together
+        try:
+            taken = db.execute(
+                "SELECT 1 FROM calls WHERE call_id = ? UNION ALL SELECT 1 FROM aliases WHERE alias = ?",
+                (new, new),
+            ).fetchone()
+            moved = taken is None and (
+                db.execute(
+                    "UPDATE calls SET call_id = ?, record = ? WHERE call_id = ? AND state = ?",
+                    (new, record.to_json(), previous, record.state),
+                ).rowcount
+                == 1
+            )
+            if moved:
+                db.execute("UPDATE aliases SET call_id = ? WHERE call_id = ?", (new, previous))
+                db.execute("INSERT INTO aliases (alias, call_id) VALUES (?, ?)", (previous, new))
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT" if moved else "ROLLBACK")
+        return moved
 
     def update(self, record: Record, expected: State) -> bool:
         cursor = self._db.execute(

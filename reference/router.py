@@ -18,7 +18,8 @@ DONE part, as the handlers below say).
 
 * the stream (`STREAM_TRANSITIONS`): OPEN until the first terminal event, then
   TERMINAL, where every event is refused (CORE-LIFE-4); or STOPPED by an
-  `error` event under the option `error_event: ends_stream` (CORE-ERR-3);
+  `error` event under the option `error_event: ends_stream`, or a nested one
+  under `nested_ends_stream` (CORE-ERR-3);
   `close()` makes it CLOSED. After STOPPED and CLOSED every event is ignored
   without an outcome.
 * each announced output item (`ITEM_TRANSITIONS`), keyed by item id: OPEN
@@ -97,6 +98,7 @@ from typing import Any, Literal, TypeVar
 from .consumers import ConsumerRegistry, DiffConsumer, Finished
 from .fields import (
     Violation,
+    agent_name,
     delta_fields,
     index_or_zero,
     item_reference,
@@ -177,7 +179,7 @@ def _move(transitions: Mapping[State, Mapping[Event, State]], state: State, even
 
 ToolCallPoint = Literal["output_item_done", "arguments_done"]
 CallArguments = Literal["parsed", "json_text"]
-ErrorEvent = Literal["routed", "ends_stream"]
+ErrorEvent = Literal["routed", "ends_stream", "nested_ends_stream"]
 ItemCorrelation = Literal["item_id", "output_index"]
 
 CALL_TYPES = {"function_call": "function", "custom_tool_call": "custom"}
@@ -248,6 +250,8 @@ UNROUTED = frozenset(
         "response.audio.transcript.done",
         "response.shell_call_output_content.delta",
         "response.shell_call_output_content.done",
+        "response.compaction.compacting",
+        "keepalive",
     }
 )
 
@@ -356,6 +360,7 @@ class Item:
     # Not a state: who runs a catalogue item, as its latest form says (CORE-CALLTYPE-4).
     hosted: bool = False
     phase: str | None = None  # a message's, as its announcement states it (CORE-TEXT-9)
+    agent: str | None = None  # the agent that produced it, as its announcement states it (CORE-TEXT-12)
     state: ItemState = "OPEN"
     call: CallState = "ANNOUNCED"
     parts: defaultdict[int, Part] = field(default_factory=partial(defaultdict, Part))  # by content index
@@ -372,9 +377,10 @@ class Slot:
     consumer: DiffConsumer
 
 
-def _consumer_outcome(kind: str, slot: Slot, payload: Payload) -> Outcome:
-    """A consumer's payload as an outcome; the router's fields win (spec/custom-tools.md 1)."""
-    outcome: Outcome = {"kind": kind, "item_id": slot.item.id, "call_id": slot.call_id}
+def _consumer_outcome(kind: str, slot: Slot, payload: Payload, call_id: str | None = None) -> Outcome:
+    """A consumer's payload as an outcome, naming the bound call, or at finish the call id the
+    call resolves with (CUSTOM-FIN-8); the router's fields win (spec/custom-tools.md 1)."""
+    outcome: Outcome = {"kind": kind, "item_id": slot.item.id, "call_id": call_id or slot.call_id}
     outcome.update((name, value) for name, value in payload.items() if name not in outcome)
     return outcome
 
@@ -474,6 +480,8 @@ def _catalogue_input(tool_type: str, done: JSONObject) -> tuple[JSONObject | Non
         return None, "incomplete", f"the done item has no {source}"
     if tool_type == "mcp_approval":
         server_label = done.get("server_label")
+        if server_label is None:  # CORE-CALLTYPE-10: no server to answer
+            return None, "incomplete", "the done item has no server_label"
         if not isinstance(value, str) or not isinstance(server_label, str):
             return None, "invalid_arguments", "an approval request needs string arguments and server_label"
         arguments, code, message = _parse_arguments(value)  # CORE-CALL-3, -10, -11, CORE-LIMIT-2
@@ -487,8 +495,11 @@ def _catalogue_input(tool_type: str, done: JSONObject) -> tuple[JSONObject | Non
         ):
             return None, "invalid_arguments", f"{source} must hold action objects with a string type"
         fields: JSONObject = {"actions": actions}
-        if isinstance(done.get("pending_safety_checks"), list):
-            fields["pending_safety_checks"] = done["pending_safety_checks"]
+        checks = done.get("pending_safety_checks")
+        if checks is not None and not isinstance(checks, list):  # CORE-CALLTYPE-7: never dropped unread
+            return None, "invalid_arguments", "pending_safety_checks must be an array"
+        if checks is not None:
+            fields["pending_safety_checks"] = checks
         return fields, "", ""
     if not isinstance(value, dict):
         return None, "invalid_arguments", f"{source} must be an object, got {type(value).__name__}"
@@ -524,7 +535,7 @@ class Router:
         self._consumers = dict(consumers or {})
         self._call_at_arguments_done = tool_call_point == "arguments_done"
         self._arguments_as_text = call_arguments == "json_text"
-        self._error_ends_stream = error_event == "ends_stream"
+        self._error_event_ends = error_event  # which error events end the stream (CORE-ERR-3)
         self._correlate_by_index = item_correlation == "output_index"  # CORE-ITEM-10
         self._stream: StreamState = "OPEN"
         # Not a state: the status `end` states (CORE-LIFE-8), the terminal event's once
@@ -624,7 +635,8 @@ class Router:
         message = required_str(source, "message", where)
         code = optional_str(source, "code", where)
         self._end_status = "failed"  # unless a terminal event follows (CORE-LIFE-8, CORE-ERR-4)
-        if self._error_ends_stream:  # CORE-ERR-3: nothing after it is read
+        ends = self._error_event_ends
+        if ends == "ends_stream" or (ends == "nested_ends_stream" and nested is not None):  # CORE-ERR-3
             self._stream = _move(STREAM_TRANSITIONS, self._stream, "stop")
         return [error_outcome(code, message)]  # CORE-ERR-1
 
@@ -647,6 +659,7 @@ class Router:
             status=optional_str(item, "status", "item."),  # CORE-ITEM-9: read at done only
             hosted=_hosted(item_type, item),
             phase=label(item, "phase"),  # CORE-TEXT-9: only a label, never malformed
+            agent=agent_name(item),  # CORE-TEXT-12: a label too
         )
 
     def _register(self, item: Item) -> None:
@@ -710,17 +723,21 @@ class Router:
             return []  # CUSTOM-FIN-2: another item's done leaves the slot alone
         # A call made at its arguments .done (CORE-CALL-8): this item confirms it, or not.
         called = item.call == "CALLED"
-        gains_namespace = item.namespace is None and stated.namespace is not None
+        made_with = (item.call_id, item.name, item.namespace)
         outcomes = self._confirm_identity(item, stated)
         if complete is not None:
             outcomes += self._complete_arguments(item, complete, "the done item's " + str(complete_field))
             if item.call in ("ANNOUNCED", "STREAMING", "TOO_LARGE"):  # its first complete source
                 item.call = _move(CALL_TRANSITIONS, item.call, "complete")
         if called:  # every outcome so far is a done_mismatch
+            made_call_id = made_with[0]
+            assert made_call_id is not None  # a call is made with one (CORE-CALL-5)
             if stated.status == "incomplete":  # CORE-CALL-12
-                outcomes.append(self._retracted(item, "its done item is incomplete"))
-            elif outcomes or gains_namespace:  # CORE-CALL-13
-                outcomes.append(self._retracted(item, "its done item states another call"))
+                outcomes.append(self._retracted(item, made_call_id, "its done item is incomplete"))
+            elif outcomes or made_with[1:] != (item.name, item.namespace):  # CORE-CALL-13
+                outcomes.append(self._retracted(item, made_call_id, "its done item states another call"))
+            elif item.call_id != made_call_id:  # CORE-CALL-20: the same call, at the id the response keeps
+                outcomes.append(self._readdressed(item, made_call_id))
         elif stated.status == "incomplete":  # CORE-CALL-5
             outcomes += self._resolve_as_error(item, "incomplete", "the call item is incomplete")
         else:
@@ -736,19 +753,21 @@ class Router:
         return outcomes
 
     def _confirm_identity(self, item: Item, stated: Item) -> list[Outcome]:
-        """CORE-CALL-4: what the announcement lacked comes from the done item; what it
-        stated stands, and a done item that states another is a done_mismatch (CORE-CALL-17)."""
+        """CORE-CALL-4, CORE-CALL-17: what the done item states is the call's, the conversation
+        keeping it; another name or namespace than announced is a done_mismatch (CORE-CALL-18),
+        another call id is not (CORE-CALL-19), and either id names the item (CORE-ITEM-8)."""
         outcomes: list[Outcome] = []
         for name in ("call_id", "name", "namespace"):
             first, again = getattr(item, name), getattr(stated, name)
-            if first is None:
-                setattr(item, name, again)
-                if name == "call_id" and again is not None:
-                    self._item_with_call_id.setdefault(again, item)
-            elif again is not None and again != first:
+            if again is None:
+                continue
+            if name != "call_id" and first is not None and again != first:
                 outcomes.append(
                     error_outcome("done_mismatch", f"done item states {name} {again!r}, not {first!r}")
                 )
+            setattr(item, name, again)
+            if name == "call_id":  # the done item names it too, most recently (CORE-ITEM-8)
+                self._item_with_call_id[again] = item
         return outcomes
 
     def _catalogue_call(self, item: Item, stated: Item, done: JSONObject) -> list[Outcome]:
@@ -763,14 +782,17 @@ class Router:
             return outcomes + self._resolve_as_error(item, "incomplete", f"the call item is {stated.status}")
         tool_type = CATALOGUE_CALL_TYPES[item.type]
         fields, code, message = _catalogue_input(tool_type, done)
+        # CORE-CALL-22: incomplete, then duplicate_call_id, then the input's own faults.
         if item.call_id is None or (tool_type == "mcp_approval" and item.name is None):
             missing = "call_id" if item.call_id is None else "name"
             return outcomes + self._resolve_as_error(item, "incomplete", f"the call has no {missing}")
-        if fields is None:
+        if fields is None and code == "incomplete":  # CORE-CALLTYPE-10
             return outcomes + self._resolve_as_error(item, code, message)
         if item.call_id in self._called_ids:  # CORE-CALL-7
             message = f"call id {item.call_id!r} was already called"
             return outcomes + self._resolve_as_error(item, "duplicate_call_id", message)
+        if fields is None:  # CORE-CALLTYPE-7, and an approval's arguments as CORE-CALLTYPE-5 says
+            return outcomes + self._resolve_as_error(item, code, message)
         self._called(item, item.call_id)
         item.call = _move(CALL_TRANSITIONS, item.call, "confirm")  # by the item that made it
         name = item.name if tool_type == "mcp_approval" else tool_type
@@ -830,12 +852,14 @@ class Router:
         routed: Outcome = {
             "kind": "text.delta",
             "item_id": item.id,
-            "output_index": item.output_index if output_index is None else output_index,
+            "output_index": item.output_index,  # the item's, whatever the event states (CORE-ITEM-16)
             "content_index": content_index,
             "delta": delta,
         }  # CORE-TEXT-1
         if item.phase is not None:  # CORE-TEXT-9
             routed["phase"] = item.phase
+        if item.agent is not None:  # CORE-TEXT-12
+            routed["agent"] = item.agent
         outcomes = [routed]
         if state == "DROPPED":  # CORE-LIMIT-3: shown, no longer compared
             return outcomes
@@ -864,6 +888,8 @@ class Router:
         }
         if item.phase is not None:  # CORE-TEXT-9
             done["phase"] = item.phase
+        if item.agent is not None:  # CORE-TEXT-12
+            done["agent"] = item.agent
         outcomes.append(done)
         return outcomes
 
@@ -964,17 +990,18 @@ class Router:
             return None
         return self._empty_slot("release")
 
-    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
-        """Run the bound consumer's finish (CUSTOM-FIN-1): its outcomes, and a rejection message."""
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        """Run the bound consumer's finish (CUSTOM-FIN-1) for the call `call_id` names (CUSTOM-FIN-8):
+        its outcomes, and a rejection message."""
         try:
             answer = slot.consumer.finish(complete, self._now_ms)
         except Exception as exc:  # CUSTOM-FAIL-1: the call goes on
-            return [_consumer_failed(slot.item.id, slot.call_id, exc)], None
+            return [_consumer_failed(slot.item.id, call_id, exc)], None
         if not isinstance(answer, Finished):  # CUSTOM-FIN-3
             return [], answer.message
-        outcomes = [_consumer_outcome("diff.update", slot, update) for update in answer.updates]
+        outcomes = [_consumer_outcome("diff.update", slot, update, call_id) for update in answer.updates]
         if answer.result is not None:
-            outcomes.append(_consumer_outcome("diff.finish", slot, answer.result))
+            outcomes.append(_consumer_outcome("diff.finish", slot, answer.result, call_id))
         return outcomes, None
 
     def _arguments_done(self, event: JSONObject) -> list[Outcome]:
@@ -1036,7 +1063,7 @@ class Router:
             call["namespace"] = item.namespace
         outcomes: list[Outcome] = []
         if slot is not None:  # CUSTOM-FIN-1: finish before the call
-            outcomes, rejection = self._finish(slot, complete)
+            outcomes, rejection = self._finish(slot, complete, item.call_id)
             if rejection is not None:  # CUSTOM-FIN-3
                 return self._resolve_as_error(item, "consumer_rejected", rejection)
         self._called(item, item.call_id)
@@ -1066,12 +1093,22 @@ class Router:
             outcome["call_id"] = item.call_id
         return outcome
 
-    def _retracted(self, item: Item, why: str) -> Outcome:
-        """CORE-CALL-12, -13, -14: a call made at its arguments .done that its producer never confirmed."""
-        assert item.call_id is not None  # a call is made with one (CORE-CALL-5)
+    def _retracted(self, item: Item, call_id: str, why: str) -> Outcome:
+        """CORE-CALL-12, -13, -14: a call made at its arguments .done, with `call_id`, that its
+        producer never confirmed."""
         item.call = _move(CALL_TRANSITIONS, item.call, "retract")
         message = f"the call was made at its arguments .done, but {why}"
-        return _call_error("call_retracted", message, item.id, item.call_id)
+        return _call_error("call_retracted", message, item.id, call_id)
+
+    def _readdressed(self, item: Item, made_call_id: str) -> Outcome:
+        """CORE-CALL-20: the call made at its arguments .done, confirmed at the call id its done
+        item states; both ids stay taken (CORE-CALL-7)."""
+        assert item.call_id is not None
+        self._called_ids.add(item.call_id)
+        message = f"the call made as {made_call_id!r} at its arguments .done is {item.call_id!r}"
+        outcome = _call_error("call_id_restated", message, item.id, item.call_id)
+        outcome["previous_call_id"] = made_call_id
+        return outcome
 
     def _end_response(self) -> list[Outcome]:
         """The response ends (a terminal event, or close without one): calls still open will
@@ -1083,7 +1120,9 @@ class Router:
             if item.state == "DONE" or item.hosted or not is_call:
                 continue
             if item.call == "CALLED":
-                outcomes.append(self._retracted(item, "the response ended before its done item"))
+                assert item.call_id is not None  # a call is made with one (CORE-CALL-5)
+                message = "the response ended before its done item"
+                outcomes.append(self._retracted(item, item.call_id, message))
             else:
                 outcomes += self._resolve_as_error(
                     item, "incomplete", "the response ended before the call completed"

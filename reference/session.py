@@ -87,6 +87,8 @@ class ExecutionSession:
             return self._executor.deny(step["call_id"])
         if control == "audit":
             return self._executor.audit()
+        if control == "supply":
+            return self._executor.supply(step["call_id"])
         if control == "restart":
             self._ledger.close()  # no goodbye: every move is already committed
             self._start()

@@ -6,7 +6,9 @@ exactly the vectors that check that behaviour and passes the rest.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -183,3 +185,73 @@ class FinishAfterCall(_CustomToolsRouter):
         outcomes = super()._resolve(item)
         finish = [o for o in outcomes if o["kind"].startswith("diff.") or o.get("code") == "consumer_failed"]
         return [o for o in outcomes if o not in finish] + finish
+
+
+class FiresSiblingsEarly:
+    """Under tool_call_point arguments_done, at one call's arguments .done also fires every other
+    open call whose deltas parse so far, from those deltas (CORE-CALL-8, CORE-ARGS-5)."""
+
+    options: Mapping[str, str] = {"tool_call_point": "arguments_done"}
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router(tool_call_point="arguments_done")
+        self.items: dict[str, dict[str, Any]] = {}
+        self.buffers: dict[str, str] = {}
+        self.fired: set[str] = set()
+
+    def feed(self, event: Any) -> list[Outcome]:
+        outcomes = self.router.feed(event)
+        kind = event.get("type") if isinstance(event, dict) else None
+        if kind == "response.output_item.added" and isinstance(event.get("item"), dict):
+            self.items[event["item"]["id"]] = event["item"]
+        result = [o for o in outcomes if not (o["kind"] == "tool.call" and o.get("item_id") in self.fired)]
+        for outcome in outcomes:
+            if outcome["kind"] == "tool.arguments.delta":
+                self.buffers[outcome["item_id"]] = self.buffers.get(outcome["item_id"], "") + outcome["delta"]
+        if kind == "response.function_call_arguments.done":
+            own = event.get("item_id")
+            self.fired.add(str(own))
+            for item_id, text in self.buffers.items():
+                if item_id in (own, *self.fired) or item_id not in self.items:
+                    continue
+                try:
+                    arguments = json.loads(text)
+                except ValueError:
+                    continue
+                item = self.items[item_id]
+                self.fired.add(item_id)
+                result.append(
+                    {
+                        "kind": "tool.call",
+                        "item_id": item_id,
+                        "call_id": item.get("call_id", ""),
+                        "name": item.get("name", ""),
+                        "tool_type": "function",
+                        "arguments": arguments,
+                    }
+                )
+        return result
+
+    def close(self) -> list[Outcome]:
+        return self.router.close()
+
+
+class OneStreamWrong:
+    """Ends one stream `failed` when it completed: the stream whose tools and events hash to
+    $STREAMROUTE_PLANTED, as the fuzzer names a case (a fault only one of a campaign's shards draws)."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router()
+        self.tools = json.dumps(tools, sort_keys=True).encode()
+        self.events: list[Any] = []
+
+    def feed(self, event: Any) -> list[Outcome]:
+        self.events.append(event)
+        return self.router.feed(event)
+
+    def close(self) -> list[Outcome]:
+        outcomes = self.router.close()
+        fed = json.dumps(self.events, sort_keys=True).encode()
+        if hashlib.sha256(self.tools + fed).hexdigest()[:12] == os.environ.get("STREAMROUTE_PLANTED"):
+            outcomes[-1] = {"kind": "end", "status": "failed"}
+        return outcomes

@@ -11,7 +11,8 @@ from streamroute.conformance.event_types import EventType, event_types, lifecycl
 from streamroute.conformance.schemas import EVENT, OPTIONS, pointer_tokens, schema
 from streamroute.conformance.strategies import POINTS
 from streamroute.reference import connection, router
-from streamroute.reference.router import Router, ToolCallPoint
+from streamroute.reference.handover import ToolCallPoint
+from streamroute.reference.router import Router
 
 EVENTS = event_types()
 # The facts of a family, the same on each of its events; `text` and `routed` are the event's own.

@@ -105,6 +105,30 @@ def test_records_keep_insertion_order_and_unfinished_leaves_final_ones_out(ledge
     assert [r.call_id for r in ledger.unfinished()] == ["c"]
 
 
+def test_readdress_moves_a_record_to_a_new_call_id_that_both_ids_then_find(ledger: Ledger) -> None:
+    """EXEC-ONCE-3: the record keeps its place and its state; neither id can be claimed again."""
+    for call_id in ("a", "b"):
+        ledger.insert(record(call_id, state="TOOL_SUCCEEDED", result=call_id))
+    assert ledger.readdress(record("a2", item_id="fc_a", state="TOOL_SUCCEEDED", result="a"), "a")
+    assert [(r.call_id, r.result) for r in ledger.records()] == [("a2", "a"), ("b", "b")]
+    moved = record("a2", item_id="fc_a", state="TOOL_SUCCEEDED", result="a")
+    assert ledger.get("a") == ledger.get("a2") == moved
+    assert not ledger.insert(record("a", state="TOOL_READY"))
+    assert not ledger.insert(record("a2", state="TOOL_READY"))
+    assert ledger.readdress(record("a3", item_id="fc_a", state="TOOL_SUCCEEDED", result="a"), "a2")
+    assert ledger.get("a") == ledger.get("a2") == ledger.get("a3")  # an alias follows the record
+
+
+def test_readdress_changes_nothing_when_the_new_id_is_known_or_the_state_moved(ledger: Ledger) -> None:
+    ledger.insert(record("a", state="TOOL_RUNNING"))
+    ledger.insert(record("b", state="TOOL_SUCCEEDED"))
+    assert not ledger.readdress(record("b", item_id="fc_a", state="TOOL_RUNNING"), "a")  # another call's
+    assert not ledger.readdress(record("c", item_id="fc_a", state="TOOL_READY"), "a")  # not in that state
+    assert not ledger.readdress(record("c", state="TOOL_RUNNING"), "zzz")  # no such record
+    assert [r.call_id for r in ledger.records()] == ["a", "b"]
+    assert ledger.get("c") is None
+
+
 def test_a_sqlite_ledger_keeps_every_committed_move_across_connections(tmp_path: Path) -> None:
     path = tmp_path / "calls.db"
     first = SqliteLedger(path)
@@ -253,6 +277,39 @@ def test_a_retraction_that_names_no_record_changes_nothing(outcome: dict[str, An
     assert ledger.records() == before
 
 
+def restated(previous: str, call_id: str) -> dict[str, Any]:
+    """A router's error call_id_restated (spec/core.md CORE-CALL-20)."""
+    return {
+        "kind": "error",
+        "code": "call_id_restated",
+        "message": "the call made at its arguments .done is kept under another call id",
+        "item_id": "fc_" + previous,
+        "call_id": call_id,
+        "previous_call_id": previous,
+    }
+
+
+def test_a_readdressed_running_call_finishes_and_is_cancelled_under_its_new_id() -> None:
+    """EXEC-ONCE-3: the turn and the stop hooks follow the record to its new call id."""
+    stopped: list[str] = []
+    tool = Tool("get_weather", run=lambda arguments: PENDING, stop=stopped.append)
+    executor = Executor([tool], MemoryLedger())
+    executor.feed([call("a")])
+    assert executor.feed([restated("a", "a2")]) == [restated("a", "a2")]
+    assert kinds(executor.cancel()) == ["tool.cancelled"]
+    assert stopped == ["a2"]
+    assert kinds(executor.feed([call("a")])) == ["tool.call", "tool.duplicate"]
+
+
+def test_a_restatement_to_another_calls_id_changes_nothing() -> None:
+    ledger = MemoryLedger()
+    executor = Executor([Tool("get_weather", run=lambda arguments: "sunny")], ledger)
+    executor.feed([call("a"), call("b")])
+    before = ledger.records()
+    assert executor.feed([restated("a", "b")]) == [restated("a", "b")]
+    assert ledger.records() == before
+
+
 class _FinishesFirst(MemoryLedger):
     """A ledger shared with a consumer whose tool returns just before this one's retraction is written."""
 
@@ -374,7 +431,7 @@ def test_the_execution_profile_has_at_least_thirty_vectors(bundled: list[Vector]
         for step in v.events
         if isinstance(step, dict) and "control" in step
     )
-    assert set(controls) == {"cancel", "approve", "deny", "restart", "audit"}
+    assert set(controls) == {"cancel", "approve", "deny", "restart", "audit", "supply"}
 
 
 def test_the_readme_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

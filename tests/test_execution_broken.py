@@ -23,8 +23,9 @@ def _failing(adapter: str, vectors: list[Vector]) -> set[str]:
 def _applies(vector: Vector) -> bool:
     """An execution vector the broken executors run: they route at the canonical point, and
     function and custom calls only (the call types they declare)."""
-    canonical = vector.options.get("tool_call_point", "output_item_done") == "output_item_done"
-    calls_declared = all(tool["type"] in ("function", "custom") for tool in vector.tools)
+    point = vector.options.get("tool_call_point", "output_item_done")
+    canonical = "output_item_done" in (point if isinstance(point, list) else [point])
+    calls_declared = vector.call_types <= {"function", "custom"}
     return vector.profile == "execution" and canonical and calls_declared
 
 

@@ -117,6 +117,12 @@ class StepLedger:
             self.step(f"{record.state} {record.call_id}")
         return written
 
+    def readdress(self, record: Record, previous: str) -> bool:
+        written = self.inner.readdress(record, previous)
+        if written:
+            self.step(f"{record.state} {previous} -> {record.call_id}")
+        return written
+
     def records(self) -> list[Record]:
         return self.inner.records()
 

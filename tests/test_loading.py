@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import hello, write_vector
-from streamroute.conformance import vectors
+from streamroute.conformance.cli import main
 from streamroute.conformance.limits import (
     MAX_JSON_DEPTH,
     MAX_VECTOR_EXPANDED,
@@ -20,8 +18,10 @@ from streamroute.conformance.limits import (
     TOO_DEEP,
 )
 from streamroute.conformance.lint import lint
-from streamroute.conformance.schemas import SPEC_DIR, first_error
+from streamroute.conformance.report import Report
 from streamroute.conformance.vectors import load_vectors
+
+pytest_plugins = ["pytester"]
 
 
 def _only_error(root: Path) -> str:
@@ -193,156 +193,71 @@ def test_every_entry_named_like_yaml_that_is_not_a_vector_file_is_one_bad_file(t
     ]
 
 
-# -- each content checked once (the cache of contents that passed) -------------
-
-
-@pytest.fixture
-def checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Every vector schema check made, with the cache in a directory of the test's own."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    made: list[object] = []
-
-    def counted(ref: str, instance: object) -> str | None:
-        made.append(instance)
-        return first_error(ref, instance)
-
-    monkeypatch.setattr(vectors, "first_error", counted)
-    return made
-
-
-def _entries(tmp_path: Path) -> list[Path]:
-    return sorted((tmp_path / "cache" / "streamroute" / "vectors").iterdir())
-
-
-def test_a_content_is_checked_once_and_a_changed_content_again(tmp_path: Path, checks: list[object]) -> None:
-    root = tmp_path / "vectors"
-    path = write_vector(root, hello())
-    first = load_vectors([root])
-    assert load_vectors([root]) == first
-    assert len(checks) == 1
-    path.write_text(path.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
-    assert load_vectors([root])[1] == []
-    assert len(checks) == 2
-    data = hello()
-    data["expect"]["outcomes"][1]["delta"] = 5
-    write_vector(root, data)
-    assert load_vectors([root])[1] != []
-    assert load_vectors([root])[1] != []
-    assert len(checks) == 4  # a content that failed is checked every time
-    assert len(_entries(tmp_path)) == 2
-
-
-def test_a_known_content_still_needs_its_id_to_be_its_path(tmp_path: Path, checks: list[object]) -> None:
-    write_vector(tmp_path / "vectors", hello())
-    assert load_vectors([tmp_path / "vectors"])[1] == []
-    write_vector(tmp_path / "moved", hello(), name="core/elsewhere.yaml")
-    assert "must be its path under the vectors root" in _only_error(tmp_path / "moved")
-    assert len(checks) == 1
-
-
-def _document(entry: Path) -> object:
-    name, digest, text = entry.read_bytes().split(b"\n", 2)
-    assert name == entry.name.encode()
-    assert digest == hashlib.blake2b(text, digest_size=20).hexdigest().encode()
-    return json.loads(text)
-
-
-def test_an_entry_holds_the_parsed_document_and_a_load_uses_it(tmp_path: Path, checks: list[object]) -> None:
-    write_vector(tmp_path / "vectors", hello())
-    [first] = load_vectors([tmp_path / "vectors"])[0]
-    [entry] = _entries(tmp_path)
-    assert _document(entry) == first.data
-    [again] = load_vectors([tmp_path / "vectors"])[0]
-    assert again.data == first.data
-    assert len(checks) == 1
-
-
-def _altered(entry: bytes) -> bytes:
-    name, digest, text = entry.split(b"\n", 2)
-    return b"\n".join([name, digest, text.replace(b'"core/hello"', b'"core/other"')])
+# -- JSON data only, and integers as the harness counts them -------------------
 
 
 @pytest.mark.parametrize(
-    "corrupt",
+    ("written", "problem"),
     [
-        lambda entry: b"",
-        lambda entry: b"0" * 40,
-        lambda entry: b"garbage\n",
-        lambda entry: entry[:-1],
-        _altered,
+        ("cuts: !!pairs [{10: 20}, {30: 40}]", "a YAML !!pairs is not JSON data"),
+        ("cuts: !!omap [{a: 1}]", "a YAML !!omap is not JSON data"),
+        ("cuts: !!set {? a}", "a YAML !!set is not JSON data"),
+        ("title: 2026-12-01", "a YAML timestamp (quote a date to make it a string) is not JSON data"),
+        ("title: !!binary aGVsbG8=", "a YAML !!binary value is not JSON data"),
+        ("title: {1: one}", "the key 1 is not a string, as JSON's are"),
+        ("title: {null: none}", "the key None is not a string, as JSON's are"),
+        ("title: .nan", ".nan is not a JSON number"),
+        ("title: -.inf", "-.inf is not a JSON number"),
     ],
-    ids=["empty", "another name", "garbage", "cut short", "document altered"],
 )
-def test_a_corrupt_entry_is_not_trusted_and_is_replaced(
-    tmp_path: Path, checks: list[object], corrupt: Callable[[bytes], bytes]
+def test_what_json_cannot_hold_is_refused_where_it_is_written(
+    tmp_path: Path, written: str, problem: str
 ) -> None:
-    write_vector(tmp_path / "vectors", hello())
-    [first] = load_vectors([tmp_path / "vectors"])[0]
-    [written] = _entries(tmp_path)
-    written.write_bytes(corrupt(written.read_bytes()))
-    loaded, errors = load_vectors([tmp_path / "vectors"])
+    """A vector file holds JSON data: a YAML value that JSON has no place for would reach the schema
+    check as something else (a `!!pairs` list of tuples as arrays of offsets, a key 1 as "1")."""
+    key = written.partition(":")[0]
+    text = yaml.safe_dump({k: v for k, v in hello().items() if k != key}, sort_keys=False)
+    write_vector(tmp_path, f"{text}{written}\n", name="core/hello.yaml")
+    message = _only_error(tmp_path)
+    assert problem in message
+    assert f"line {text.count(chr(10)) + 1}" in message
+
+
+def test_integers_written_as_floats_are_read_as_integers_where_the_harness_counts(tmp_path: Path) -> None:
+    """JSON Schema takes 2.0 for an integer; the harness counts with `at`, `cuts` and `dispatched`,
+    so there it is the integer 2 (spec/vectors.md section 1), and every cut and index works."""
+    data = hello(id="sse/hello", profile="sse")
+    events = data.pop("events")
+    data["stream"] = "".join(f"data: {json.dumps(event)}\n\n" for event in events)
+    data["cuts"] = [{"every": 2.0}, [0.0, 10.0], "every_byte"]
+    data["expect"]["dispatched"] = float(len(events))
+    data["expect"]["outcomes"][0]["at"] = 0.0
+    write_vector(tmp_path, data, name="sse/hello.yaml")
+    [vector], errors = load_vectors([tmp_path])
     assert errors == []
-    assert [vector.data for vector in loaded] == [first.data]
-    assert len(checks) == 2
-    assert _document(written) == first.data
+    cuts = vector.data["cuts"]
+    counted = [vector.expected[0]["at"], vector.dispatched, cuts[0]["every"], *cuts[1]]
+    assert counted == [0, len(events), 2, 0, 10]
+    assert all(type(number) is int for number in counted)
+    assert [cut.label for cut in vector.cuts()] == ["every 2 bytes", "cut at 0, 10", "every byte"]
+    assert b"".join(vector.cuts()[0].chunks) == vector.stream
 
 
-def test_a_document_json_cannot_hold_as_it_is_is_checked_every_time(
-    tmp_path: Path, checks: list[object]
-) -> None:
-    data = hello()
-    data["events"][0]["sequence_number_of"] = {1: "a key that is not a string"}  # events are any JSON-ish
-    write_vector(tmp_path / "vectors", data)
-    for _ in range(2):
-        assert load_vectors([tmp_path / "vectors"])[1] == []
-    assert len(checks) == 2
-    assert not (tmp_path / "cache" / "streamroute" / "vectors").exists()
-
-
-def test_an_entry_made_by_other_checks_is_not_used(
-    tmp_path: Path, checks: list[object], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    write_vector(tmp_path / "vectors", hello())
-    load_vectors([tmp_path / "vectors"])
-    monkeypatch.setattr(vectors, "_checks_digest", lambda: b"other schemas, code or libraries")
-    load_vectors([tmp_path / "vectors"])
-    assert len(checks) == 2
-
-
-def test_the_checks_digest_covers_every_schema_of_the_spec(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    spec = tmp_path / "spec"
-    spec.mkdir()
-    for schema in SPEC_DIR.glob("*.schema.json"):
-        (spec / schema.name).write_bytes(schema.read_bytes())
-    monkeypatch.setattr(vectors, "SPEC_DIR", spec)
-    digests = set()
-    for schema in [None, *sorted(spec.iterdir())]:
-        if schema is not None:
-            schema.write_bytes(schema.read_bytes() + b" ")
-        vectors._checks_digest.cache_clear()
-        digests.add(vectors._checks_digest())
-    vectors._checks_digest.cache_clear()
-    assert len(digests) == 1 + len(list(spec.iterdir())) > 4
-
-
-@pytest.mark.parametrize("where", ["a file", "relative"])
-def test_a_cache_that_cannot_be_used_means_no_cache(
-    tmp_path: Path, checks: list[object], monkeypatch: pytest.MonkeyPatch, where: str
-) -> None:
-    if where == "a file":
-        (tmp_path / "cache").write_text("not a directory", encoding="utf-8")
-    else:  # a relative XDG_CACHE_HOME is ignored: ~/.cache it is, and here HOME is a file too
-        monkeypatch.setenv("XDG_CACHE_HOME", "cache")
-        monkeypatch.setenv("HOME", str(tmp_path / "home"))
-        (tmp_path / "home").write_text("not a directory", encoding="utf-8")
-    write_vector(tmp_path / "vectors", hello())
-    for _ in range(2):
-        vectors_loaded, errors = load_vectors([tmp_path / "vectors"])
-        assert errors == []
-        assert [v.id for v in vectors_loaded] == ["core/hello"]
-    assert len(checks) == 2
+def test_a_lone_surrogate_in_an_sse_stream_is_a_bad_vector_file(tmp_path: Path) -> None:
+    """`!json` can write a lone surrogate into `stream`, whose bytes are its UTF-8 encoding, which
+    has none: the file is bad (bytes that are not UTF-8 are written as stream_base64)."""
+    data = hello(id="sse/hello", profile="sse")
+    data.pop("events")
+    data["stream"] = "STREAM"
+    data["cuts"] = ["every_byte", []]
+    data["expect"]["dispatched"] = 1
+    written = r"""stream: !json '"data: \ud83d\n\n"'"""
+    text = yaml.safe_dump(data, sort_keys=False).replace("stream: STREAM", written)
+    write_vector(tmp_path, text, name="sse/hello.yaml")
+    assert _only_error(tmp_path).endswith(
+        "stream holds a lone surrogate (U+D83D at character 6), which has no UTF-8 bytes; "
+        "write bytes that are not UTF-8 as stream_base64"
+    )
 
 
 def test_a_cut_every_n_bytes_gives_chunks_of_n_and_the_rest(tmp_path: Path) -> None:
@@ -359,3 +274,61 @@ def test_a_cut_every_n_bytes_gives_chunks_of_n_and_the_rest(tmp_path: Path) -> N
     assert b"".join(every_seven.chunks) == vector.stream
     assert {len(chunk) for chunk in every_seven.chunks[:-1]} == {7}
     assert 0 < len(every_seven.chunks[-1]) <= 7
+
+
+def _valid_looking(root: Path) -> Path:
+    """Files that are lint-clean or look it, each of which crashed a run of streamroute 1.3: integers
+    written as floats in an sse vector and in a failing one, a lone surrogate in an sse stream,
+    `!!pairs` in cuts. And one vector that is just right."""
+    write_vector(root, hello())
+    data = hello(id="sse/floats", profile="sse")
+    events = data.pop("events")
+    data["stream"] = "".join(f"data: {json.dumps(event)}\n\n" for event in events)
+    data["cuts"] = [{"every": 2.0}, [0.0, 7.0]]
+    data["expect"]["dispatched"] = float(len(events))
+    write_vector(root, data, name="sse/floats.yaml")
+    wrong = hello(id="core/wrong")
+    wrong["expect"]["outcomes"][0]["at"] = 0.0
+    wrong["expect"]["outcomes"][1]["delta"] = "Help"
+    write_vector(root, wrong)
+    for name, key, written in [
+        ("surrogate", "stream", "!json '\"\\ud83d\"'"),
+        ("pairs", "cuts", "!!pairs [{20: 10}]"),
+    ]:
+        text = yaml.safe_dump(
+            {k: v for k, v in {**data, "id": f"sse/{name}"}.items() if k != key}, sort_keys=False
+        )
+        write_vector(root, f"{text}{key}: {written}\n", name=f"sse/{name}.yaml")
+    return root
+
+
+def test_valid_looking_files_end_in_a_report_and_one_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _valid_looking(tmp_path / "vectors")
+    report = tmp_path / "report.jsonl"
+    assert main(["run", "--vectors", str(root), "--report", str(report), "-q", "--no-cache"]) == 1
+    out = capsys.readouterr().out
+    loaded = Report.load(report)
+    assert {line["id"]: line["status"] for line in loaded.vectors} == {
+        "core/hello": "passed",
+        "core/wrong": "failed",
+        "sse/floats": "passed",
+    }
+    errors = sorted(f"{Path(error['path']).name}: {error['message']}" for error in loaded.file_errors)
+    assert errors[0].startswith("pairs.yaml: not valid YAML: a YAML !!pairs is not JSON data")
+    assert errors[1].startswith("surrogate.yaml: ")
+    assert "stream holds a lone surrogate (U+D83D at character 0)" in errors[1]
+    assert "Traceback" not in out
+    assert main(["lint", "--vectors", str(root), "--no-cache"]) == 1
+    problems = capsys.readouterr().out.splitlines()
+    assert problems[-1] == "streamroute lint: 3 vectors, 2 problems"
+
+
+def test_valid_looking_files_under_pytest_fail_as_bad_files_and_the_others_run(
+    pytester: pytest.Pytester,
+) -> None:
+    root = _valid_looking(pytester.path / "vectors")
+    result = pytester.runpytest("--streamroute", "--streamroute-vectors", str(root), "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=3)
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()

@@ -8,7 +8,9 @@ import re
 import shlex
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamroute.conformance.cli import main
@@ -91,20 +93,23 @@ def test_a_matrix_runs_each_implementation_and_explains_each_failure(
     config = _write(
         tmp_path,
         "profiles: [core]\nimplementations:\n" + listed + "findings:\n"
-        "  - {id: F1, title: crashes, class: bug, implementations: [crashy], match: 'exited with code 3'}\n",
+        "  - {id: F1, title: crashes, class: defect, implementations: [crashy],"
+        " match: 'exited with code 3'}\n",
     )
     assert _run(tmp_path, config) == 0
     out = capsys.readouterr().out
     assert "unexplained failure" not in out
     matrix = (tmp_path / "out" / "matrix.md").read_text(encoding="utf-8")
     assert "Failures no finding explains: 0." in matrix
-    assert "| [F1](findings.md#f1) crashes | bug |" in matrix
+    assert "| [F1](findings.md#f1) crashes | defect |" in matrix
     reference = Report.load(tmp_path / "out" / "reports" / "reference.jsonl")
-    assert not reference.totals.failed
+    assert not reference.failed
     crashy = Report.load(tmp_path / "out" / "reports" / "crashy.jsonl")
     errored = [v["id"] for v in crashy.vectors if v["status"] == "errored"]
     assert errored
-    assert all(f"| `{vector_id}` | errored | [F1]" in matrix for vector_id in errored)
+    # Each row: vector, status, the requirements it charges, finding, reason.
+    rows = [rf"\| `{re.escape(vector_id)}` \| errored \| [^|]* \| \[F1\]" for vector_id in errored]
+    assert all(re.search(row, matrix) for row in rows)
 
 
 @pytest.mark.slow
@@ -151,7 +156,7 @@ def test_only_reruns_one_implementation_and_reuses_the_other_reports(
         ("implementations:\n  - {id: a, entry_point: e, command: x, constraints: 3}\n", "`constraints`"),
         ("implementations:\n  - {id: a, entry_point: e, command: x, npm: [x]}\n", "`npm` must be"),
         ("implementations: []\nimplementations: []\n", "duplicate key"),
-        ("implementations: []\nfindings:\n  - {id: F, title: t, class: bug, match: '('}\n", "bad `match`"),
+        ("implementations: []\nfindings:\n  - {id: F, title: t, class: defect, match: '('}\n", "bad `match`"),
         ("implementations: []\nfindings:\n  - {id: F, title: t, class: choice, match: x}\n", "`class`"),
         ("implementations: []\ntimeout: 0\n", "`timeout` must be"),
     ],
@@ -166,7 +171,7 @@ def test_the_published_matrix_file_is_valid_and_every_finding_is_documented() ->
     findings = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     assert len(matrix.entries) >= 5
     assert all(entry.entry_point for entry in matrix.entries)
-    documented = set(re.findall(r"^## (F\d+)$", findings, flags=re.MULTILINE))
+    documented = set(re.findall(r"^#{2,3} (F\d+)$", findings, flags=re.MULTILINE))
     assert documented == {finding.id for finding in matrix.findings}
 
 
@@ -239,7 +244,7 @@ def test_the_packages_an_entry_names_are_shown_with_their_installed_versions(tmp
     assert "| x | 2026-01-01T00:00:00+00:00 | P | 3.x | - | Typing_Extensions 4.0 |" in text
 
 
-def _report(tmp_path: Path, options: dict[str, str], vectors: list[tuple[str, str, list[str]]]) -> Report:
+def _report(tmp_path: Path, options: dict[str, str], vectors: Sequence[tuple[Any, ...]]) -> Report:
     """A report of one implementation declaring `options`, with (id, status, spec) vector lines."""
     header = {
         "line": "header",
@@ -255,7 +260,7 @@ def _report(tmp_path: Path, options: dict[str, str], vectors: list[tuple[str, st
         "started": "2026-01-01T00:00:00+00:00",
     }
     lines = [header]
-    for vector_id, status, spec in vectors:
+    for vector_id, status, spec, *charged in vectors:
         lines.append(
             {
                 "line": "vector",
@@ -267,6 +272,7 @@ def _report(tmp_path: Path, options: dict[str, str], vectors: list[tuple[str, st
                 "details": "",
                 "listed": False,
                 "spec": spec,
+                **({"charged": charged[0]} if charged else {}),
             }
         )
     lines.append({"line": "footer", "totals": {}, "bad_files": 0, "deselected": 0, "seconds": 0})
@@ -275,7 +281,9 @@ def _report(tmp_path: Path, options: dict[str, str], vectors: list[tuple[str, st
     return Report.load(path)
 
 
-def test_each_requirement_fails_when_a_vector_citing_it_fails_and_is_counted_by_level(tmp_path: Path) -> None:
+def test_each_requirement_fails_when_a_failure_charges_it_and_is_counted_by_level(tmp_path: Path) -> None:
+    """A failure charges what its line says it charges (spec/vectors.md section 5); a line of a
+    report that states no charges charges what the vector cites."""
     report = _report(
         tmp_path,
         {},
@@ -286,13 +294,14 @@ def test_each_requirement_fails_when_a_vector_citing_it_fails_and_is_counted_by_
             ("core/d", "not applicable", ["D-1"]),
             ("core/e", "skipped", ["E-1"]),
             ("core/f", "passed", ["A-10"]),
+            ("core/g", "failed", ["A-10", "A-1"], ["A-1"]),
         ],
     )
     levels = {"A-1": "MUST", "A-10": "MUST", "B-1": "SHOULD", "C-1": "MAY", "D-1": "MUST", "E-1": "MUST"}
     requirements = Requirements({}, levels)
     matrix = load_matrix(_write(tmp_path, "implementations: []\n"))
     text = render(matrix, [(Entry("x", "x", "c", "e"), report)], "r", {}, requirements)
-    assert "| x | 1 / 1 (0) | 1 / 0 (0) | 0 / 1 (0) |" in text
+    assert "| x | 1 / 1 (0) | 1 / 0 (0) | 0 / 1 (0) |" in text  # core/g charges A-1, not A-10
     rows = [line for line in text.splitlines() if line.startswith("| A-") or line.startswith("| B-")]
     assert rows == ["| A-1 | MUST | **fail** |", "| A-10 | MUST | pass |", "| B-1 | SHOULD | pass |"]
     assert "| C-1 | MAY | **fail** |" in text

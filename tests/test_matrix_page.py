@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from streamroute.conformance.observation import observes_of
 from streamroute.conformance.report import Report
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.vectors import load_vectors
@@ -62,24 +63,28 @@ def _cited() -> dict[str, list[str]]:
 
 
 def _expected_verdicts(report: Path, cited: dict[str, list[str]]) -> dict[str, str]:
-    """Read straight from the JSON Lines: a requirement fails when a vector counted toward it failed or
-    errored; a vector judged on what the API shows counts toward its observed requirements alone, and
-    a requirement it cites that no such vector observes is not observable (spec/observation.md)."""
-    verdicts: dict[str, str] = {}
-    unseen: set[str] = set()
-    for line in report.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        if record["line"] != "vector":
+    """Read straight from the JSON Lines: a requirement fails when a failing vector charges it (its
+    `charged`, else what it cites: spec/vectors.md section 5); otherwise one a vector that ran or
+    was skipped cites is not observable when the implementation's API does not show it
+    (spec/observation.md), and passes when a vector citing it ran."""
+    failed: set[str] = set()
+    ran: set[str] = set()
+    applicable: set[str] = set()
+    lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    observes = observes_of(lines[0]["implementation"])
+    for record in lines:
+        if record["line"] != "vector" or record["status"] == "not applicable":
             continue
-        observed = record.get("observed_requirements")
-        if observed is not None:
-            unseen.update(set(cited.get(record["id"], [])) - set(observed))
-        if record["status"] not in FAILING | {"passed"}:
-            continue
-        for requirement in cited.get(record["id"], []) if observed is None else observed:
-            if record["status"] in FAILING or verdicts.get(requirement) != "fail":
-                verdicts[requirement] = "fail" if record["status"] in FAILING else "pass"
-    return verdicts | dict.fromkeys(unseen - set(verdicts), "not observable")
+        requirements = cited.get(record["id"], [])
+        applicable.update(requirements)
+        if record["status"] in FAILING:
+            failed.update(record.get("charged") or requirements)
+        if record["status"] in FAILING | {"passed"}:
+            ran.update(requirements)
+    unseen = set() if observes is None else {r for r in applicable if not observes.observable([r])}
+    return (
+        dict.fromkeys(ran, "pass") | dict.fromkeys(unseen, "not observable") | dict.fromkeys(failed, "fail")
+    )
 
 
 def _report(path: Path, name: str, statuses: dict[str, str]) -> Report:
@@ -123,7 +128,7 @@ def test_each_cell_states_the_verdict_and_links_its_failing_vectors_and_their_fi
         "  - {id: good, command: x, entry_point: e}\n"
         "  - {id: bad, command: x, entry_point: e}\n"
         "findings:\n"
-        "  - {id: F9, title: calls are lost at the end, class: bug, match: 'got end'}\n",
+        "  - {id: F9, title: calls are lost at the end, class: defect, match: 'got end'}\n",
         encoding="utf-8",
     )
     matrix: Matrix = load_matrix(matrix_file)

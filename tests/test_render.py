@@ -7,6 +7,8 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from streamroute.conformance.implementation import Produced
 from streamroute.conformance.render import Folding, comparison_lines, junit_names, junit_xml, vector_text
 from streamroute.conformance.report import Record, Report
@@ -210,7 +212,10 @@ def test_junit_xml_has_a_test_case_per_vector_and_bad_file_in_junit_xsd_terms() 
     assert failure.attrib["message"] == "outcome 1: expected kind text.delta, got error"
     assert failure.text == vector_text(records[1])  # the same text `streamroute run` prints
     (error,) = cases["raises"]
-    assert (error.tag, error.attrib["message"]) == ("error", "feed(event 1) raised \\x1b[31mKeyError\\x00")
+    assert (error.tag, error.attrib["message"]) == (
+        "error",
+        "feed(event 1) raised \\u001b[31mKeyError\\u0000",
+    )
     assert [cases[name][0].attrib["type"] for name in ("other-option", "known")] == [
         "not applicable",
         "expected failure",
@@ -219,11 +224,96 @@ def test_junit_xml_has_a_test_case_per_vector_and_bad_file_in_junit_xsd_terms() 
     assert (bad.tag, bad.attrib["message"]) == ("error", "not valid YAML")
 
 
-def test_a_long_expected_cell_is_cut_where_it_differs_its_event_kept() -> None:
-    long = "x" * 200
-    rows = aligned(
-        [_delta(1, long + "a")], [Produced(1, {"kind": "text.delta", "delta": long + "b"})], EVENTS
-    )
-    _, _, row, _ = comparison_lines([{"reason": "r", "rows": rows}])
-    assert row.startswith("!=    0  @1 text.delta …xxx")
-    assert row.index("xa") < row.index("@1", 10) < row.index('xb"')  # the difference, in each column
+@pytest.mark.parametrize("length", [40, 200, 5000])
+def test_a_field_that_differs_is_never_cut_whatever_its_length(length: int) -> None:
+    long = "x" * length
+    want = {**_delta(1, long + "a"), "item_id": "msg_" + "y" * 400}  # the other field is cut, in the cells
+    got = {"kind": "text.delta", "item_id": want["item_id"], "delta": long + "b"}
+    rows = aligned([want], [Produced(1, got)], EVENTS)
+    assert rows[0]["fields"] == ["delta"]
+    lines = comparison_lines([{"reason": "r", "rows": rows}])
+    shown = "\n".join(lines)
+    assert f'delta="{long}a"' in shown
+    assert f'delta="{long}b"' in shown
+    differs = [line for line in lines if f'delta="{long}a"' in line]
+    assert differs[0].startswith("!=    0  @1 text.delta ")
+
+
+# -- any comparison a report can hold renders ----------------------------------------------------
+
+_AT = st.one_of(st.integers(min_value=0, max_value=10**12), st.just("close"))
+
+
+@st.composite
+def _cells(draw: st.DrawFn) -> dict[str, Any]:
+    at = draw(_AT)
+    event = None if at == "close" else draw(st.one_of(st.none(), st.text(max_size=300)))
+    return {
+        "index": draw(st.integers(min_value=0, max_value=10**6)),
+        "at": at,
+        "kind": draw(st.text(max_size=40)),
+        "fields": draw(st.text(max_size=300)),
+        "event": event,
+    }
+
+
+@st.composite
+def _rows(draw: st.DrawFn) -> dict[str, Any]:
+    op = draw(st.sampled_from(["equal", "differs", "missing", "unexpected", "omitted"]))
+    if op == "omitted":
+        return {"op": op, "count": draw(st.integers(min_value=1, max_value=10**6))}
+    row: dict[str, Any] = {"op": op}
+    if op != "unexpected":
+        row["expected"] = draw(_cells())
+    if op != "missing":
+        row["actual"] = draw(_cells())
+    return row
+
+
+@st.composite
+def _comparisons(draw: st.DrawFn) -> dict[str, Any]:
+    comparison: dict[str, Any] = {"reason": draw(st.text()), "rows": draw(st.lists(_rows(), max_size=8))}
+    if draw(st.booleans()):
+        comparison["compare"] = draw(st.one_of(st.none(), st.lists(st.text(max_size=20), max_size=3)))
+    if draw(st.booleans()):
+        comparison["cuts"] = draw(st.lists(st.text(max_size=20), max_size=3))
+    return comparison
+
+
+@given(st.lists(_comparisons(), max_size=3))
+def test_any_comparison_a_report_can_hold_renders(comparisons: list[dict[str, Any]]) -> None:
+    """Rendering never raises: a report's comparisons may mix events and `close`, cells of any text,
+    rows of every kind; what the schema allows, `summary` and `run` print."""
+    for comparison in comparisons:
+        assert first_error(REPORT + "#/$defs/comparison", comparison) is None
+    lines = comparison_lines(comparisons)
+    assert all(isinstance(line, str) for line in lines)
+    text = vector_text(_record(comparisons=comparisons))
+    assert "\x1b" not in text
+
+
+@pytest.mark.parametrize(
+    ("row", "where"),
+    [
+        ({"op": "omitted"}, "'count' is a required property"),
+        (
+            {"op": "differs", "expected": {"index": 0, "at": 0, "kind": "end", "fields": "", "event": None}},
+            "'actual'",
+        ),
+        ({"op": "missing"}, "'expected' is a required property"),
+        ({"op": "unexpected"}, "'actual' is a required property"),
+        (
+            {
+                "op": "missing",
+                "expected": {"index": 0, "at": "close", "kind": "end", "fields": "", "event": "x"},
+            },
+            "'x' is not of type 'null'",
+        ),
+    ],
+)
+def test_a_comparison_row_without_what_its_op_shows_is_not_a_report_line(
+    row: dict[str, Any], where: str
+) -> None:
+    problem = first_error(REPORT + "#/$defs/comparison", {"reason": "r", "rows": [row]})
+    assert problem is not None
+    assert where in problem

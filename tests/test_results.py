@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import hello, write_vector
@@ -221,7 +222,7 @@ def test_json_equality_keeps_booleans_apart_from_numbers() -> None:
 
 def test_call_outcomes_move_from_arguments_done_to_the_done_item() -> None:
     events = [
-        {"type": "response.output_item.added", "item": {"id": "fc_1"}},
+        {"type": "response.output_item.added", "item": {"id": "fc_1", "call_id": "call_1"}},
         {"type": "response.custom_tool_call_input.done", "call_id": "call_1"},
         {"type": "response.output_text.delta"},
         {"type": "response.output_item.done", "item": {"id": "fc_1"}},
@@ -242,7 +243,7 @@ def test_call_outcomes_move_from_arguments_done_to_the_done_item() -> None:
         Produced(4, orphan),
         Produced("close", {"kind": "end"}),
     ]
-    assert to_canonical_point(produced, events) == [
+    assert to_canonical_point(produced, events, "arguments_done") == [
         Produced(1, mismatch),
         Produced(2, {"kind": "text.delta"}),
         Produced(3, {"kind": "error"}),
@@ -251,6 +252,62 @@ def test_call_outcomes_move_from_arguments_done_to_the_done_item() -> None:
         Produced(3, call),
         Produced(4, orphan),
         Produced("close", {"kind": "end"}),
+    ]
+
+
+def _two_calls() -> list[dict[str, Any]]:
+    added = [{"type": "response.output_item.added", "item": {"id": f"fc_{n}"}} for n in (1, 2)]
+    done = {"type": "response.function_call_arguments.done", "item_id": "fc_1"}
+    items = [{"type": "response.output_item.done", "item": {"id": f"fc_{n}"}} for n in (1, 2)]
+    return [*added, done, *items, {"type": "response.completed"}]
+
+
+def test_a_call_made_at_another_calls_done_is_not_moved() -> None:
+    """spec/vectors.md 3.1: only an outcome of its own item's .done moves; a sibling fired early stays."""
+    sibling = Produced(2, {"kind": "tool.call", "item_id": "fc_2"})
+    own = Produced(2, {"kind": "tool.call", "item_id": "fc_1"})
+    assert to_canonical_point([own, sibling], _two_calls(), "arguments_done") == [
+        sibling,
+        Produced(3, own.outcome),
+    ]
+
+
+def test_calls_of_the_response_move_back_to_their_done_items() -> None:
+    """Under response_done an outcome at the end moves to its item's done item, the one the vector
+    expects it at when it expects one there, and stays when the vector expects it at the end."""
+    events = [*_two_calls()[:3], *_two_calls()[3:4], *_two_calls()[3:]]  # fc_1 done twice: 3 and 4
+    first, second = {"kind": "tool.call", "item_id": "fc_1"}, {"kind": "tool.error", "item_id": "fc_2"}
+    produced = [Produced(6, first), Produced(6, second), Produced("close", {"kind": "end"})]
+    assert to_canonical_point(produced, events, "response_done") == [
+        Produced(3, first),
+        Produced(5, second),
+        Produced("close", {"kind": "end"}),
+    ]
+    expected = [{"at": 4, **first}, {"at": 6, **second}]
+    assert to_canonical_point(produced, events, "response_done", expected=expected) == [
+        Produced(4, first),
+        Produced(6, second),
+        Produced("close", {"kind": "end"}),
+    ]
+
+
+def test_an_outcome_without_an_item_id_moves_to_the_item_of_its_call() -> None:
+    """spec/vectors.md 3.1: an implementation that does not observe item ids names a call by its
+    call id, and the call still moves back to its item's done item."""
+    events = [
+        {"type": "response.output_item.added", "item": {"id": "fc_1", "call_id": "call_1"}},
+        {"type": "response.output_item.added", "item": {"id": "fc_2", "call_id": "call_2"}},
+        {"type": "response.output_item.done", "item": {"id": "fc_1", "call_id": "call_1"}},
+        {"type": "response.output_item.done", "item": {"id": "fc_2", "call_id": "call_2"}},
+        {"type": "response.completed"},
+    ]
+    first, second = {"kind": "tool.call", "call_id": "call_2"}, {"kind": "tool.call", "call_id": "call_1"}
+    unknown = {"kind": "tool.call", "call_id": "call_9"}
+    produced = [Produced(4, first), Produced(4, second), Produced(4, unknown)]
+    assert to_canonical_point(produced, events, "response_done") == [
+        Produced(2, second),
+        Produced(3, first),
+        Produced(4, unknown),
     ]
 
 

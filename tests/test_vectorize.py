@@ -14,17 +14,19 @@ from pathlib import Path
 import pytest
 from streamroute.conformance.cli import main
 from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.limits import MAX_VECTOR_FILE_BYTES
 from streamroute.conformance.lint import lint
 from streamroute.conformance.results import Status, run_vector
 from streamroute.conformance.vectors import load_vectors
 from streamroute.producer.checker import check_capture
-from streamroute.producer.vectorize import VectorizeError, vectorize
+from streamroute.producer.vectorize import VectorizeError, events_of, vectorize
 
 CAPTURES = Path(__file__).parent / "captures"
 RECORDINGS = sorted(p for p in CAPTURES.glob("*/*") if p.suffix in (".sse", ".jsonl"))
 REFUSED = {  # recordings with no ground truth to take, and why
     "completed-output-null.jsonl": "event 10 .response.completed. breaks PROD-EVT-2",
     "data-not-json.sse": "event 7 is not JSON",
+    "duplicate-member-names.jsonl": "event 1 names 'status' more than once .PROD-EVT-3.",
     "event-nested-too-deep.jsonl": "event 1 is not JSON",
     "latin-1-after-done.sse": "event 8 is not JSON",
     "last-event-unterminated.sse": "no terminal event",
@@ -49,7 +51,13 @@ def test_a_recording_becomes_vectors_the_reference_passes(path: Path, tmp_path: 
         implementation = PythonImplementation.load(adapter)
         for vector in vectors:
             result = run_vector(implementation, vector)
-            assert result.status is Status.PASSED, (adapter, vector.id, result.message)
+            # A vector whose calls differ between the tool-call points states the one it holds for.
+            applies = all(implementation.options.get(name) == value for name, value in vector.options.items())
+            assert result.status is (Status.PASSED if applies else Status.NOT_APPLICABLE), (
+                adapter,
+                vector.id,
+                result.message,
+            )
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.name)
@@ -66,11 +74,18 @@ def test_faults_are_declared_and_only_what_they_leave_is_compared(path: Path) ->
         assert set(made["expect"]["compare"]) <= {"lifecycle", "end"}
 
 
+def test_a_restated_call_id_after_an_arguments_done_pins_the_canonical_point() -> None:
+    """CORE-CALL-20: at arguments_done such a call is re-addressed, so the vector holds for one point."""
+    path = CAPTURES / "well-formed" / "items-of-2026.jsonl"
+    (made,) = vectorize(path.read_bytes(), path.name, "recorded/x")
+    assert made["options"] == {"tool_call_point": "output_item_done"}
+    calls = [outcome for outcome in made["expect"]["outcomes"] if outcome["kind"] == "tool.call"]
+    assert [(call["item_id"], call["call_id"]) for call in calls] == [("fc_6", "call_k6")]  # the done item's
+
+
 def test_two_responses_in_one_recording_become_two_vectors(tmp_path: Path) -> None:
     one = (CAPTURES / "well-formed/parallel-calls.jsonl").read_bytes()
     two = (CAPTURES / "well-formed/text-answer.sse").read_bytes()
-    from streamroute.producer.vectorize import events_of
-
     lines = [json.dumps(event) for event in events_of(one, "one") + events_of(two, "two")]
     recording = tmp_path / "Two Responses.jsonl"
     recording.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -246,3 +261,57 @@ def test_a_recording_holding_a_client_step_is_refused(tmp_path: Path) -> None:
     data = _recording(tmp_path / "steps.jsonl", entries).read_bytes()
     with pytest.raises(VectorizeError, match="event 0 is a client step"):
         vectorize(data, "steps.jsonl", "recorded/x")
+
+
+def test_a_call_is_taken_from_its_done_item_and_a_lying_final_response_is_a_declared_fault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26, attack 6: the deltas, the `.done` and the done item read notes.txt, the announced item
+    and the final response /etc/passwd. check-capture reports it; the vector declares it and expects
+    nothing of the call, so the reference passes it, and no conforming router fails it."""
+    recording = CAPTURES / "broken/final-output-states-other-arguments.jsonl"
+    assert main(["check-capture", str(recording)]) == 1
+    assert (
+        "event 6: PROD-LIFE-7 (MUST) response.output states 'fc_1' with arguments" in capsys.readouterr().out
+    )
+    _written(recording, tmp_path)
+    (vector,), _ = load_vectors([tmp_path])
+    assert vector.data["producer_faults"] == ["PROD-LIFE-7"]
+    assert vector.compare == {"lifecycle", "end"}
+    assert "/etc/passwd" not in json.dumps(vector.expected)
+    for adapter in ROUTERS:
+        assert run_vector(PythonImplementation.load(adapter), vector).status is Status.PASSED
+    assert lint([tmp_path], check_coverage=False)[1] == []
+
+
+def test_the_call_a_vector_expects_is_its_done_items(tmp_path: Path) -> None:
+    """Where the final response agrees, the expectation is the done item's call, as a router takes it."""
+    recording = CAPTURES / "well-formed/parallel-calls.jsonl"
+    events = events_of(recording.read_bytes(), "parallel")
+    done = {e["item"]["id"]: e["item"] for e in events if e["type"] == "response.output_item.done"}
+    (made,) = vectorize(recording.read_bytes(), "parallel", "recorded/parallel")
+    calls = [outcome for outcome in made["expect"]["outcomes"] if outcome["kind"] == "tool.call"]
+    assert [call["arguments"] for call in calls] == [
+        json.loads(done[c["item_id"]]["arguments"]) for c in calls
+    ]
+    assert len(calls) == 2
+
+
+def test_a_vector_past_the_size_limit_is_refused_naming_the_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26, attack 9: a recording too large for a vector file was said not to read back."""
+    events = events_of((CAPTURES / "well-formed/text-answer.sse").read_bytes(), "text")
+    for event in events:
+        if event["type"] == "response.output_text.delta":
+            event["delta"] = "x" * MAX_VECTOR_FILE_BYTES
+            break
+    recording = tmp_path / "large.jsonl"
+    recording.write_text("".join(json.dumps(event) + "\n" for event in events), encoding="utf-8")
+    assert main(["vectorize", str(recording), "--output", str(tmp_path / "out")]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.endswith(
+        f"large.yaml: the vector does not read back: is larger than {MAX_VECTOR_FILE_BYTES} bytes "
+        "(the vector file size limit)"
+    )
+    assert not (tmp_path / "out" / "recorded" / "large.yaml").exists()

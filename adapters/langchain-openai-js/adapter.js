@@ -123,7 +123,8 @@ async function runVector(vector) {
     failed = true;
   }
   tally.closing();
-  tally.close.push(...calls(full, vector.tools), { kind: "end", status: failed ? "failed" : endStatus(last) });
+  // A stream that threw made no message: its chunks so far are no response whose calls one runs.
+  tally.close.push(...(failed ? [] : calls(full, vector.tools)), { kind: "end", status: failed ? "failed" : endStatus(last) });
   return tally.reply();
 }
 
@@ -134,7 +135,8 @@ serve(
     language: "javascript",
     homepage: "https://github.com/langchain-ai/langchainjs",
     profiles: ["core"],
-    options: { error_event: "ends_stream" },
+    // The calls are those of the chunks' sum, read once the stream has ended (README.md).
+    options: { error_event: "ends_stream", tool_call_point: "response_done" },
     observes: OBSERVES,
   },
   async (vector) => {

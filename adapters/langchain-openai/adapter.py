@@ -11,6 +11,7 @@ README.md for what each chunk maps to.
 
 from __future__ import annotations
 
+import re
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -26,18 +27,23 @@ from protocol_loop import Tally, serve_streams
 
 # What the application is shown, per outcome kind (spec/observation.md). A chunk's content blocks
 # carry the delta and an index of langchain's own, not the item; calls are those of the summed
-# message, with their call id and no item; an error is a ValueError whose text is all it says.
+# message, with their call id and no item; an error is a ValueError whose text states the error
+# event's code, or openai-python's APIError with its code.
 OBSERVES = {
     "text.delta": ["delta"],
     "reasoning.delta": ["delta"],
     "tool.arguments.delta": ["delta"],
     "tool.call": ["call_id", "name", "tool_type", "arguments", "input"],
     "tool.error": ["call_id"],
-    "error": [],
+    "error": ["code"],
     "end": ["status"],
 }
 # langchain-openai hands a custom tool's free-text input over as this one argument.
 CUSTOM_INPUT = "__arg1"
+# The text of the ValueError langchain-openai raises at an error event that states a code:
+# f"{chunk.code}: {chunk.message}" (langchain_openai/chat_models/base.py line 5529). A code is one
+# word; a failed response's text (the error object's repr, or "Response <id> failed.") has none.
+CODED_ERROR = re.compile(r"([A-Za-z0-9_.-]+): ")
 
 
 def bound_tools(declared: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -105,6 +111,14 @@ def calls(full: AIMessageChunk | None, declared: list[dict[str, Any]]) -> list[d
     return out
 
 
+def error_code(exc: ValueError | openai.APIError) -> str | None:
+    """The code an error states: the APIError's own, or the one the ValueError's text begins with."""
+    if isinstance(exc, openai.APIError):
+        return exc.code
+    coded = CODED_ERROR.match(str(exc))
+    return coded.group(1) if coded else None
+
+
 def end_status(last: AIMessageChunk | None) -> str:
     """How the response ended: the chunk made of the terminal response states its status; without
     one, the stream ended before the response did."""
@@ -137,10 +151,11 @@ def run(vector: dict[str, Any], tally: Tally) -> None:
     except (ValueError, openai.APIError) as exc:
         if isinstance(exc, ValueError) and type(exc) is not ValueError:
             raise
-        tally.add([{"kind": "error", "code": None, "message": str(exc)}])
+        tally.add([{"kind": "error", "code": error_code(exc), "message": str(exc)}])
         failed = True
     tally.closing()
-    tally.add(calls(full, vector["tools"]))
+    # A stream that raised made no message: its chunks so far are no response whose calls one runs.
+    tally.add([] if failed else calls(full, vector["tools"]))
     tally.add([{"kind": "end", "status": "failed" if failed else end_status(last)}])
 
 
@@ -152,7 +167,8 @@ def main() -> None:
             "language": "python",
             "homepage": "https://github.com/langchain-ai/langchain",
             "profiles": ["core"],
-            "options": {"error_event": "ends_stream"},
+            # The calls are those of the chunks' sum, read once the stream has ended (README.md).
+            "options": {"error_event": "ends_stream", "tool_call_point": "response_done"},
             "observes": OBSERVES,
         },
         run,

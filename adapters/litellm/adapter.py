@@ -24,11 +24,19 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import httpx
 import litellm
 import openai
+from litellm.exceptions import MidStreamFallbackError
 from litellm.llms.custom_httpx.http_handler import HTTPHandler
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from protocol_loop import Tally, body, serve_streams
 from responses_events import Translation
+
+
+def cause(exc: openai.APIError) -> openai.APIError:
+    """The exception litellm mapped the failure to: `MidStreamFallbackError` wraps it as its
+    `original_exception` (litellm/exceptions.py line 1287), which carries the producer's code."""
+    original = exc.original_exception if isinstance(exc, MidStreamFallbackError) else None
+    return original if isinstance(original, openai.APIError) else exc
 
 
 def run(vector: dict[str, Any], tally: Tally) -> None:
@@ -51,7 +59,9 @@ def run(vector: dict[str, Any], tally: Tally) -> None:
         for event in stream:
             tally.add(translation.outcomes(event))
     except openai.APIError as exc:  # litellm's documented errors are OpenAI's exception types
-        tally.add(translation.error(exc.code, exc.message))
+        # A connection error is a stream cut short: what `end` `truncated` says (README.md).
+        if not isinstance(cause(exc), openai.APIConnectionError):
+            tally.add(translation.error(cause(exc).code, exc.message))
     finally:
         stream.close()
     tally.closing()

@@ -38,7 +38,9 @@ const CHANNELS = {
 const field = (value, name) => (value !== null && typeof value === "object" ? value[name] ?? null : null);
 
 // One stream's events, as the application is handed them, into outcomes: one to one, adding
-// nothing (no parsing, no checking, no state but the end status and the messages' phases).
+// nothing (no parsing, no checking, no state but the end status and the messages' phases) but the
+// application's own decision whether to run a done call item (`doneItem`), which a raw SDK
+// leaves to its application.
 // `textPhase` says whether each text outcome carries the `phase` its message's
 // output_item.added stated (spec/core.md, CORE-TEXT-9); each adapter states its own value.
 class Translation {
@@ -99,18 +101,26 @@ class Translation {
     return [];
   }
 
-  // The complete call, as the SDK hands it over: arguments are the text it keeps.
+  // A done call item, decided as an application reading its documented fields decides it: a call
+  // the item states whole (call id, name, arguments or input) and does not mark `status:
+  // incomplete` is run, its arguments the text the SDK keeps; any other is refused as incomplete,
+  // never run (CORE-CALL-5).
   doneItem(item) {
     const type = field(item, "type");
     if (type !== "function_call" && type !== "custom_tool_call") return [];
-    const call = { kind: "tool.call", item_id: field(item, "id"), call_id: field(item, "call_id"), name: field(item, "name") };
+    const ids = { item_id: field(item, "id"), call_id: field(item, "call_id") };
+    const source = field(item, type === "function_call" ? "arguments" : "input");
+    if (field(item, "status") === "incomplete" || [ids.call_id, field(item, "name"), source].includes(null)) {
+      return [{ kind: "tool.error", ...ids, code: "incomplete", message: "the call item is incomplete: the application does not run it" }];
+    }
+    const call = { kind: "tool.call", ...ids, name: field(item, "name") };
     if (field(item, "namespace") !== null) call.namespace = field(item, "namespace");
     if (type === "function_call") {
       call.tool_type = "function";
-      call.arguments = field(item, "arguments");
+      call.arguments = source;
     } else {
       call.tool_type = "custom";
-      call.input = field(item, "input");
+      call.input = source;
     }
     return [call];
   }

@@ -79,8 +79,18 @@ function optionalObject(obj, field) {
 }
 
 const error = (code, message) => ({ kind: "error", code, message });
-// A text outcome with its message's phase, when the message states one (CORE-TEXT-9).
-const withPhase = (outcome, item) => (item.phase === null ? outcome : { ...outcome, phase: item.phase });
+// A text outcome with its message's labels, phase and agent, when the message states them
+// (CORE-TEXT-9, CORE-TEXT-12).
+// The `agent_name` of an item's `agent`, when it is an object that names one (CORE-TEXT-12).
+const agentName = (agent) =>
+  agent !== null && typeof agent === "object" && typeof agent.agent_name === "string" ? agent.agent_name : null;
+
+const withLabels = (outcome, item) => {
+  const labels = {};
+  if (item.phase !== null) labels.phase = item.phase;
+  if (item.agent !== null) labels.agent = item.agent;
+  return { ...outcome, ...labels };
+};
 
 // -- text: deltas until done, then its complete text -------------------------
 
@@ -339,6 +349,7 @@ class Router {
       namespace: optionalString(item, "namespace", "item."),
       status: optionalString(item, "status", "item."), // read at done only
       phase: typeof item.phase === "string" ? item.phase : null, // CORE-TEXT-9: a label, never checked
+      agent: agentName(item.agent), // CORE-TEXT-12: a label too
       done: false,
       resolved: false,
       parts: new Map(),
@@ -379,14 +390,15 @@ class Router {
     if (!CALL_TYPES.has(item.type)) return [];
     let outcomes = [];
     for (const [field, name] of [["callId", "call_id"], ["name", "name"], ["namespace", "namespace"]]) {
-      // CORE-CALL-4: the first stated value stands.
-      if (item[field] === null) {
-        item[field] = stated[field];
-        if (field === "callId" && stated.callId !== null && !this.itemWithCallId.has(stated.callId)) {
-          this.itemWithCallId.set(stated.callId, item);
-        }
-      } else if (stated[field] !== null && stated[field] !== item[field]) {
+      // CORE-CALL-17: what the done item states is the call's, as the conversation keeps it.
+      if (stated[field] === null) continue;
+      if (field !== "callId" && item[field] !== null && stated[field] !== item[field]) {
+        // CORE-CALL-18: another tool than the previews showed; a restated call id is none (CORE-CALL-19)
         outcomes.push(error("done_mismatch", `done item states ${name} '${stated[field]}', not '${item[field]}'`));
+      }
+      item[field] = stated[field];
+      if (field === "callId" && !this.itemWithCallId.has(stated.callId)) {
+        this.itemWithCallId.set(stated.callId, item);
       }
     }
     if (complete !== null) {
@@ -436,7 +448,6 @@ class Router {
 
   textDelta(event) {
     const contentIndex = optionalIndex(event, "content_index") ?? 0; // CORE-ITEM-7
-    const outputIndex = optionalIndex(event, "output_index");
     const delta = requiredString(event, "delta");
     const item = this.findItem(event, "message");
     const part = this.part(item, contentIndex);
@@ -444,11 +455,11 @@ class Router {
       throw new Violation("late_delta", `text delta after part ${contentIndex} of '${item.id}' was done`); // CORE-TEXT-6
     }
     const outcomes = [
-      withPhase(
+      withLabels(
         {
           kind: "text.delta",
           item_id: item.id,
-          output_index: outputIndex ?? item.outputIndex,
+          output_index: item.outputIndex, // the item's, whatever the event states (CORE-ITEM-16)
           content_index: contentIndex,
           delta,
         },
@@ -472,7 +483,7 @@ class Router {
     }
     part.done = true;
     const outcomes = part.check(text, "output_text.done text"); // CORE-TEXT-2
-    outcomes.push(withPhase({ kind: "text.done", item_id: item.id, content_index: contentIndex, text }, item));
+    outcomes.push(withLabels({ kind: "text.done", item_id: item.id, content_index: contentIndex, text }, item));
     return outcomes;
   }
 

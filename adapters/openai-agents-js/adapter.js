@@ -21,6 +21,7 @@ const installed = path.resolve(process.argv[2] ?? ".");
 const errorEvent = process.argv[3] ?? "ends_stream";
 const fromInstalled = createRequire(path.join(installed, "package.json"));
 const { OpenAI } = fromInstalled("openai");
+const { z } = fromInstalled("zod");
 const {
   Agent, AgentsError, MaxTurnsExceededError, OpenAIResponsesModel, run, setTracingDisabled, tool, toolNamespace,
 } = fromInstalled("@openai/agents");
@@ -35,15 +36,19 @@ const settle = async () => {
   for (let turn = 0; turn < SETTLE_TURNS; turn++) await new Promise(setImmediate);
 };
 
-// The agent's tools: each execution is the call the SDK acts on, with the input it parsed.
+// What an application decides of a raw done call item (Translation.doneItem).
+const DECIDED = new Set(["tool.call", "tool.error"]);
+
+// The agent's tools, as the SDK's documentation declares them: zod `parameters` (the schema the
+// vector states, as zod's own converter writes it), strict by default, which the SDK parses each
+// call's input with. Each execution is the call the SDK acts on, with the input it parsed.
 function tools(declared, tally) {
   const out = [];
   for (const declaration of declared) {
     const fn = tool({
       name: declaration.name,
       description: declaration.description ?? "",
-      parameters: declaration.parameters ?? { type: "object", properties: {}, additionalProperties: true },
-      strict: false, // the vector's schema is the request's, as it stands
+      parameters: z.fromJSONSchema(declaration.parameters ?? { type: "object", properties: {} }),
       execute: async (input, context, details) => {
         const item = details?.toolCall ?? {};
         const call = { kind: "tool.call", item_id: item.id ?? null, call_id: item.callId ?? null, name: item.name ?? null };
@@ -77,8 +82,9 @@ async function runVector(vector) {
     const result = await run(agent, "streamroute", { stream: true, maxTurns: 1 });
     for await (const event of result) {
       if (event.type !== "raw_model_stream_event" || event.data.type !== "model") continue;
-      // A call is acted on when the agent executes its tool, never at its raw done item.
-      const seen = translation.outcomes(event.data.event).filter((outcome) => outcome.kind !== "tool.call");
+      // A call is acted on when the agent executes its tool, never at its raw done item: what an
+      // application would decide of that item is the SDK's to decide.
+      const seen = translation.outcomes(event.data.event).filter((outcome) => !DECIDED.has(outcome.kind));
       told = told || seen.some((outcome) => outcome.kind === "error");
       tally.add(seen);
     }
@@ -106,7 +112,8 @@ serve(
     language: "javascript",
     homepage: "https://github.com/openai/openai-agents-js",
     profiles: ["core"],
-    options: { error_event: errorEvent },
+    // The runner runs a turn's calls once its response has completed (README.md): spec/core.md 12.7.
+    options: { error_event: errorEvent, tool_call_point: "response_done" },
   },
   async (vector) => {
     if (vector.chunks !== undefined) {

@@ -62,7 +62,6 @@ def agent_tools(declared: list[dict[str, Any]]) -> list[FunctionTool | CustomToo
             tool.get("description", ""),
             tool.get("parameters") or {"type": "object", "properties": {}},
             _run_tool,
-            strict_json_schema=False,  # the vector's schema is the request's, as it stands
         )
         namespace = tool.get("namespace")
         tools += (
@@ -71,6 +70,10 @@ def agent_tools(declared: list[dict[str, Any]]) -> list[FunctionTool | CustomToo
             else [function]
         )
     return tools
+
+
+# What an application decides of a raw done call item; the SDK decides its calls itself.
+DECIDED = {"tool.call", "tool.error"}
 
 
 def called(item: Any) -> list[dict[str, Any]]:
@@ -116,7 +119,7 @@ async def _run(vector: dict[str, Any], tally: Tally) -> None:
         async for event in result.stream_events():
             if isinstance(event, RawResponsesStreamEvent):
                 # A call is the one the SDK runs (its `tool_called` item), never its raw done item.
-                seen = [o for o in translation.outcomes(event.data) if o["kind"] != "tool.call"]
+                seen = [o for o in translation.outcomes(event.data) if o["kind"] not in DECIDED]
                 told = told or any(outcome["kind"] == "error" for outcome in seen)
                 tally.add(seen)
             elif isinstance(event, RunItemStreamEvent) and event.name == "tool_called":
@@ -144,7 +147,13 @@ def main() -> None:
             "language": "python",
             "homepage": "https://github.com/openai/openai-agents-python",
             "profiles": ["core"],
-            "options": {"call_arguments": "json_text", "error_event": "ends_stream"},
+            # The runner runs a turn's calls once its response has completed (README.md, "Where the
+            # calls are handed over"): spec/core.md section 12.7.
+            "options": {
+                "call_arguments": "json_text",
+                "error_event": "ends_stream",
+                "tool_call_point": "response_done",
+            },
         },
         run,
     )

@@ -13,7 +13,7 @@ const { Translation, Tally, body, serve, errored } = require("../node-common/res
 
 const installed = path.resolve(process.argv[2] ?? ".");
 const fromInstalled = createRequire(path.join(installed, "package.json"));
-const { OpenAI, APIError } = fromInstalled("openai");
+const { OpenAI, APIError, OpenAIError } = fromInstalled("openai");
 const { VERSION } = fromInstalled("openai/version");
 
 async function run(vector) {
@@ -32,8 +32,11 @@ async function run(vector) {
   try {
     await stream.done();
   } catch (exc) {
-    if (!(exc instanceof APIError)) return errored(tally.where(), exc); // the SDK refused or crashed: that is the finding
-    tally.add(translation.error(exc.code, exc.message)); // the SDK's documented error: what the application is told
+    // APIError is the producer's error; any other OpenAIError the SDK throwing on purpose, refusing a
+    // stream it cannot accumulate (README.md): both are what the application is told. Anything else
+    // (a TypeError, say) is the SDK crashing.
+    if (!(exc instanceof OpenAIError)) return errored(tally.where(), exc);
+    tally.add(translation.error(exc instanceof APIError ? exc.code : null, exc.message));
   }
   tally.closing();
   tally.close.push(...translation.end());
@@ -48,7 +51,13 @@ serve(
     homepage: "https://github.com/openai/openai-node",
     profiles: ["core"],
     // The SDK hands over the arguments' text, throws at every error event, takes only whole streams (README.md).
-    options: { call_arguments: "json_text", error_event: "ends_stream", stream_start: "response_created" },
+    // ResponseStream throws at the first inconsistency of the stream (README.md): spec/core.md 12.8.
+    options: {
+      call_arguments: "json_text",
+      error_event: "ends_stream",
+      stream_start: "response_created",
+      producer_fault: "ends_stream",
+    },
   },
   async (vector) => {
     if (vector.chunks !== undefined) {

@@ -4,9 +4,10 @@ Run with the Python of a virtualenv that holds one pinned `pydantic-ai-slim[open
 nothing of streamroute): `python adapters/pydantic-ai/adapter.py`. Each vector is one agent run.
 The agent's model is `OpenAIResponsesModel` with an `OpenAIProvider` over an `AsyncOpenAI` client
 whose HTTP client has a mock transport: it answers the POST with the vector's stream as
-`text/event-stream` bytes. The vector's function tools are external tools (`ExternalToolset`),
-whose calls the agent hands back as deferred requests instead of running them; the adapter reads
-the run's events as an application does. See README.md for what each event maps to.
+`text/event-stream` bytes. The vector's function tools are tools whose function defers the call
+(`raise CallDeferred`), so the agent hands the calls back as deferred requests instead of running
+them; the adapter reads the run's events as an application does. See README.md for what each
+event maps to.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import openai
-from pydantic_ai import Agent, DeferredToolRequests
-from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UnexpectedModelBehavior
+from pydantic_ai import Agent, CallDeferred, DeferredToolRequests, Tool, UsageLimits
+from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UsageLimitExceeded
 from pydantic_ai.messages import (
     DeferredToolRequestsEvent,
     FunctionToolCallEvent,
@@ -35,8 +36,6 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.openai import OpenAIResponsesModel
 from pydantic_ai.providers.openai import OpenAIProvider
-from pydantic_ai.tools import ToolDefinition
-from pydantic_ai.toolsets import ExternalToolset
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from openai_transport import async_client
@@ -56,18 +55,23 @@ OBSERVES = {
 }
 
 
-def external_tools(declared: list[dict[str, Any]]) -> ExternalToolset[None]:
-    """The vector's function tools as tools whose calls the agent hands back, never runs."""
-    return ExternalToolset(
-        [
-            ToolDefinition(
-                name=tool["name"],
-                description=tool.get("description"),
-                parameters_json_schema=tool.get("parameters") or {"type": "object", "properties": {}},
-            )
-            for tool in declared
-        ]
-    )
+def deferred(**arguments: Any) -> None:
+    """A tool's function: the call is the application's to run, outside the agent run."""
+    raise CallDeferred
+
+
+def deferred_tools(declared: list[dict[str, Any]]) -> list[Tool[None]]:
+    """The vector's function tools, with their JSON schemas, as tools whose calls the agent hands
+    back, never runs; they take the agent's default retries, as every function tool does."""
+    return [
+        Tool.from_schema(
+            deferred,
+            tool["name"],
+            tool.get("description"),
+            tool.get("parameters") or {"type": "object", "properties": {}},
+        )
+        for tool in declared
+    ]
 
 
 def end_status(messages: list[Any]) -> str:
@@ -105,9 +109,7 @@ class Events:
     def _started(self, part: Any) -> list[dict[str, Any]]:
         """A part starts with the content of its first delta, when it has one."""
         if isinstance(part, TextPart) and is_text(part.content, part.provider_details, part.citations):
-            out = {"kind": "text.delta", "item_id": part.id, "delta": part.content}
-            phase = (part.provider_details or {}).get("phase")
-            return [{**out, "phase": phase} if isinstance(phase, str) else out]
+            return [text_delta(part, part.content)]
         if isinstance(part, ThinkingPart) and part.content:
             return [{"kind": "reasoning.delta", "item_id": part.id, "delta": part.content}]
         if isinstance(part, ToolCallPart) and isinstance(part.args, str) and part.args:
@@ -123,7 +125,7 @@ class Events:
             and isinstance(delta, TextPartDelta)
             and is_text(delta.content_delta, delta.provider_details, delta.citations_delta)
         ):
-            return [{"kind": "text.delta", "item_id": part.id, "delta": delta.content_delta}]
+            return [text_delta(part, delta.content_delta)]
         if isinstance(part, ThinkingPart) and isinstance(delta, ThinkingPartDelta) and delta.content_delta:
             return [{"kind": "reasoning.delta", "item_id": part.id, "delta": delta.content_delta}]
         if (
@@ -133,6 +135,13 @@ class Events:
         ):
             return [{"kind": "tool.arguments.delta", "item_id": part.id, "delta": delta.args_delta}]
         return []
+
+
+def text_delta(part: TextPart, text: str) -> dict[str, Any]:
+    """Text of a part: the part's item id and `phase` (its `provider_details`) are each delta's."""
+    out = {"kind": "text.delta", "item_id": part.id, "delta": text}
+    phase = (part.provider_details or {}).get("phase")
+    return {**out, "phase": phase} if isinstance(phase, str) else out
 
 
 def is_text(content: str | None, details: Any, citations: Any) -> bool:
@@ -169,23 +178,20 @@ def error_outcome(exc: Exception) -> dict[str, Any]:
     return {"kind": "error", "code": code if isinstance(code, str) else None, "message": str(exc)}
 
 
-# What the run raises when the response holds no output it accepts, which the agent would answer by
-# asking the model again (run with no retries: one model request, the vector's): not a stream error.
-ASKS_AGAIN = "Exceeded maximum output retries"
-
-
 async def _run(vector: dict[str, Any], tally: Tally) -> None:
     client = async_client(vector, tally)
-    # Any answer ends the run: text, calls handed back, or none (one model request, never a retry).
+    # Any answer ends the run: text, calls handed back, or none.
     agent: Agent[None, str | DeferredToolRequests | None] = Agent(
         OpenAIResponsesModel("gpt-5.1", provider=OpenAIProvider(openai_client=client)),
         output_type=[str, DeferredToolRequests, None],
-        retries=0,
-        toolsets=[external_tools(vector["tools"])],
+        tools=deferred_tools(vector["tools"]),
     )
     events = Events()
     failed = False  # whether the model raised: the response failed
-    async with agent.run_stream_events("streamroute") as run_events:
+    # One model request, the vector's: where the agent would ask the model again (a retry of a
+    # refused call, or of a response holding no output it accepts), the limit ends the run.
+    one_request = UsageLimits(request_limit=1)
+    async with agent.run_stream_events("streamroute", usage_limits=one_request) as run_events:
         try:
             async for event in run_events:
                 if outcomes := events.outcomes(event):
@@ -193,9 +199,8 @@ async def _run(vector: dict[str, Any], tally: Tally) -> None:
         except (ModelAPIError, openai.APIError) as exc:  # the model's documented errors end the run
             tally.add([error_outcome(exc)])
             failed = True
-        except UnexpectedModelBehavior as exc:
-            if not str(exc).startswith(ASKS_AGAIN):  # the agent refuses what the response holds
-                tally.add([error_outcome(exc)])
+        except UsageLimitExceeded:
+            pass  # the response was handled; the agent would now ask the model again
         except AgentRunError as exc:
             tally.add([error_outcome(exc)])
         messages = run_events.new_messages()
@@ -217,7 +222,12 @@ def main() -> None:
         "language": "python",
         "homepage": "https://github.com/pydantic/pydantic-ai",
         "profiles": ["core"],
-        "options": {"call_arguments": "json_text", "error_event": "ends_stream"},
+        # The agent graph hands the calls over once the model's response has ended (README.md).
+        "options": {
+            "call_arguments": "json_text",
+            "error_event": "ends_stream",
+            "tool_call_point": "response_done",
+        },
         "observes": OBSERVES,
     }
     serve_streams(implementation, run, NO_CUSTOM_TOOLS)

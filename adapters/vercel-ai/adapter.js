@@ -15,8 +15,9 @@ const { Tally, body, serve } = require("../node-common/responses_events.js");
 
 const installed = path.resolve(process.argv[2] ?? ".");
 const fromInstalled = createRequire(path.join(installed, "package.json"));
-const { streamText, tool, jsonSchema } = fromInstalled("ai");
+const { streamText, tool } = fromInstalled("ai");
 const { createOpenAI } = fromInstalled("@ai-sdk/openai");
+const { z } = fromInstalled("zod");
 const version = (name) =>
   JSON.parse(fs.readFileSync(path.join(installed, "node_modules", name, "package.json"), "utf8")).version;
 
@@ -40,7 +41,9 @@ const OBSERVES = {
   "end": ["status"],
 };
 
-// The vector's tools, as the SDK declares them: no `execute`, so the SDK hands each call over.
+// The vector's tools, as the SDK's documentation declares them: a zod `inputSchema` (the schema
+// the vector states, as zod's own converter writes it), which the SDK validates each call's input
+// against; no `execute`, so the SDK hands each call over.
 function sdkTools(declared, openai) {
   const tools = {};
   for (const declaration of declared) {
@@ -51,7 +54,7 @@ function sdkTools(declared, openai) {
     const namespace = declaration.namespace;
     tools[declaration.name] = tool({
       description: declaration.description ?? "",
-      inputSchema: jsonSchema(declaration.parameters ?? { type: "object", properties: {} }),
+      inputSchema: z.fromJSONSchema(declaration.parameters ?? { type: "object", properties: {} }),
       ...(namespace ? { providerOptions: { openai: { namespace: { name: namespace, description: namespace } } } } : {}),
     });
   }

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from streamroute.conformance.implementation import PythonImplementation
-from streamroute.conformance.results import Status, run_vector
+from streamroute.conformance.results import Result, Status, run_vector
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.vectors import Vector, load_vectors
 from streamroute.producer.checker import CaptureReport, check_capture
@@ -103,23 +103,53 @@ def killers(mutant: Mutant) -> tuple[str, ...]:
 
 
 @cache
-def statuses(mutant: Mutant) -> dict[str, Status]:
+def results(mutant: Mutant) -> tuple[Result, ...]:
     """An implementation mutant's result on each bundled vector that tells implementations apart
     (the reference, at the same options, passes it), not-applicable ones left out."""
     implementation = PythonImplementation.load(mutant.target)
     known_bad = _reference_failures(implementation.options.get("tool_call_point"))
-    results = (
-        run_vector(implementation, vector) for vector in bundled_vectors() if vector.id not in known_bad
+    ran = (run_vector(implementation, vector) for vector in bundled_vectors() if vector.id not in known_bad)
+    return tuple(r for r in ran if r.status is not Status.NOT_APPLICABLE)
+
+
+def twins(mutant: Mutant, failed: Result) -> list[Mutant]:
+    """The other implementation mutants whose run of the vector fails with the comparison the
+    mutant's `failed` shows: on that vector nothing tells them apart, so no attribution can."""
+    return [
+        other
+        for other, comparisons in _failures_on(failed.vector_id)
+        if other.name != mutant.name and comparisons and comparisons == failed.comparisons
+    ]
+
+
+@cache
+def _failures_on(vector_id: str) -> tuple[tuple[Mutant, tuple[Any, ...]], ...]:
+    """Each implementation mutant that fails the vector, with its comparisons there."""
+    vector = next(v for v in bundled_vectors() if v.id == vector_id)
+    ran = (
+        (m, run_vector(PythonImplementation.load(m.target), vector))
+        for m in all_mutants()
+        if m.kind == "implementation"
     )
-    return {r.vector_id: r.status for r in results if r.status is not Status.NOT_APPLICABLE}
+    return tuple((m, result.comparisons) for m, result in ran if result.status.is_failure)
+
+
+def statuses(mutant: Mutant) -> dict[str, Status]:
+    return {r.vector_id: r.status for r in results(mutant)}
+
+
+_REFERENCE_AT = {
+    "output_item_done": "router",
+    "arguments_done": "arguments_done_router",
+    "response_done": "response_done_router",
+}
 
 
 @cache
 def _reference_failures(tool_call_point: str) -> frozenset[str]:
     """The vectors the reference fails at that call point: they tell no mutant from it (and fail
     tests/test_reference.py on their own)."""
-    adapter = "router" if tool_call_point == "output_item_done" else "arguments_done_router"
-    reference = PythonImplementation.load(f"streamroute.reference.adapter:{adapter}")
+    reference = PythonImplementation.load(f"streamroute.reference.adapter:{_REFERENCE_AT[tool_call_point]}")
     return frozenset(v.id for v in bundled_vectors() if run_vector(reference, v).status.is_failure)
 
 

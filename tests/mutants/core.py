@@ -573,9 +573,10 @@ class CorrelationKeepsTheEventsItemId(_CorrelatedByOutputIndex):
 
 MUTANTS: list[Mutant] = [
     # the call catalogue
+    # and CORE-CALLTYPE-6, -11, -12: knowing no catalogue item, it answers their preview events ignored
     _mutant(
         Fault.CATALOGUE_UNROUTED,
-        "CORE-CALLTYPE-1",
+        "CORE-CALLTYPE-1 CORE-CALLTYPE-6 CORE-CALLTYPE-11 CORE-CALLTYPE-12",
         "knows only function and custom calls: shell, apply_patch and approval items are ignored as hosted",
     ),
     _mutant(
@@ -598,10 +599,21 @@ MUTANTS: list[Mutant] = [
         "CORE-CALLTYPE-5",
         "looks for an approval request's call_id in the item, which has none, so it is refused as incomplete",
     ),
+    # and CORE-CALLTYPE-8: a shell command's .added after the call is done is dropped without its late_delta
     _mutant(
         Fault.SHELL_ADDED_TEXT_DROPPED,
-        "CORE-CALLTYPE-11",
+        "CORE-CALLTYPE-11 CORE-CALLTYPE-8",
         "previews a shell command's deltas but drops the text its .added event starts with",
+    ),
+    _mutant(
+        Fault.MISSING_SERVER_LABEL_INVALID,
+        "CORE-CALLTYPE-10",
+        "takes an approval request without server_label for one with a bad input, not an incomplete one",
+    ),
+    _mutant(
+        Fault.UNREADABLE_SAFETY_CHECKS_DROPPED,
+        "CORE-CALLTYPE-7",
+        "drops a computer call's pending_safety_checks when they are no array, and runs it unchecked",
     ),
     _mutant(
         Fault.CATALOGUE_INPUT_UNCHECKED,
@@ -614,9 +626,10 @@ MUTANTS: list[Mutant] = [
         "shows a preview delta that comes after its preview or its call is done",
     ),
     # intake
+    # and CORE-EVT-4: a vendor type that carries a delta is shown as text too
     _mutant(
         Fault.GUESS_TEXT_FROM_DELTA,
-        "CORE-EVT-1",
+        "CORE-EVT-1 CORE-EVT-4",
         "an event of an unknown type that carries a string delta for a message is shown as answer text",
     ),
     _mutant(
@@ -624,14 +637,18 @@ MUTANTS: list[Mutant] = [
         "CORE-EVT-2",
         "reads every event with event.get, so a JSON array or string raises",
     ),
+    # and CORE-ITEM-7, CORE-ERR-1, CORE-LIFE-3, CORE-LIFE-1, CORE-ITEM-9: an index, an error's code,
+    # a failed response's error, a lifecycle event's response, an item's call_id stated null are
+    # refused, not read as 0, a null code, no error object, no response, no call_id
     _mutant(
         Fault.NULL_IS_WRONG_TYPE,
-        "CORE-EVT-7",
+        "CORE-EVT-7 CORE-ITEM-7 CORE-ERR-1 CORE-LIFE-3 CORE-LIFE-1 CORE-ITEM-9",
         "takes a field that is JSON null for a field of the wrong type",
     ),
+    # and CORE-EVT-2: a name of the wrong type makes feed raise
     _mutant(
         Fault.ITEM_FIELDS_UNCHECKED,
-        "CORE-ITEM-9",
+        "CORE-ITEM-9 CORE-EVT-2",
         "checks only an item's id and type, so a call_id or name of the wrong type reaches the call",
     ),
     _mutant(
@@ -644,9 +661,20 @@ MUTANTS: list[Mutant] = [
         "CORE-EVT-8",
         "looks an item event's item up before reading its other fields: a malformed delta is unknown_item",
     ),
+    # and CORE-EVT-4: vendor types are dropped too
+    _mutant(
+        Fault.AGENT_CHECKED,
+        "CORE-EVT-11",
+        "decodes a multi-agent event's agent member and refuses the event when it is not an object",
+    ),
+    _mutant(
+        Fault.WHOLE_NUMBER_INDEX_MALFORMED,
+        "CORE-EVT-12",
+        "decodes indexes into an integer type and refuses 1.0, as Go's int and Rust's u64 do",
+    ),
     _mutant(
         Fault.SWALLOW_UNKNOWN,
-        "CORE-EVT-3",
+        "CORE-EVT-3 CORE-EVT-4",
         "a catch-all branch drops events of unknown types without a trace",
     ),
     _mutant(
@@ -655,9 +683,10 @@ MUTANTS: list[Mutant] = [
         "strips a vendor prefix and routes what follows, so acme:response.output_text.delta is text",
     ),
     _mutant(Fault.UNROUTED_SILENT, "CORE-EVT-5", "knows the unrouted event types and drops them silently"),
+    # and CORE-LIFE-4: the events of a second response after the terminal one go without event_after_terminal
     _mutant(
         Fault.DROP_BY_SEQUENCE_NUMBER,
-        "CORE-EVT-6",
+        "CORE-EVT-6 CORE-LIFE-4",
         "drops an event whose sequence_number is not above the last one, taking it for a replay",
     ),
     # items
@@ -666,9 +695,10 @@ MUTANTS: list[Mutant] = [
         "CORE-ITEM-1",
         "numbers items in announcement order, ignoring the output_index the announcement states",
     ),
+    # and CORE-ITEM-3: an event naming an item never announced is routed to the item at its index
     _mutant(
         Fault.OUTPUT_INDEX_DECIDES,
-        "CORE-ITEM-2",
+        "CORE-ITEM-2 CORE-ITEM-3",
         "attributes an item event by its output_index even when it names its item_id",
     ),
     _mutant(
@@ -676,8 +706,11 @@ MUTANTS: list[Mutant] = [
         "CORE-ITEM-3",
         "creates an item on first sight of an id never announced, and routes the event by its type",
     ),
+    # and CORE-EVT-2: argument deltas for a message make feed raise
     _mutant(
-        Fault.NO_ITEM_TYPE_CHECK, "CORE-ITEM-4", "routes an event whatever the type of the item it names"
+        Fault.NO_ITEM_TYPE_CHECK,
+        "CORE-ITEM-4 CORE-EVT-2",
+        "routes an event whatever the type of the item it names",
     ),
     _mutant(
         Fault.SECOND_ADDED_REPLACES,
@@ -689,9 +722,10 @@ MUTANTS: list[Mutant] = [
         "CORE-ITEM-6",
         "refuses an output_item.done whose item was never announced as unknown_item",
     ),
+    # and CORE-ITEM-15: an omitted output_index is null, not the item's
     _mutant(
         Fault.INDEXES_FROM_EVENT_ONLY,
-        "CORE-ITEM-7",
+        "CORE-ITEM-7 CORE-ITEM-15",
         "copies content_index and output_index from the event, null when the event omits them",
     ),
     _mutant(
@@ -704,22 +738,35 @@ MUTANTS: list[Mutant] = [
         "CORE-ITEM-8",
         "attributes custom input events by item_id and output_index only, never by call_id",
     ),
+    # and CORE-EVT-9: the custom input event naming no call, malformed, goes without its malformed_event
     _mutant(
         Fault.CUSTOM_INPUT_TO_OPEN_CALL,
-        "CORE-ITEM-11",
+        "CORE-ITEM-11 CORE-EVT-9",
         "gives a custom input event with no id at all to the most recent open custom call",
     ),
     # answer text, refusal and reasoning
     _mutant(Fault.DROP_EMPTY_TEXT_DELTA, "CORE-TEXT-1", "skips an empty text delta (`if not delta: return`)"),
     _mutant(Fault.PHASE_DROPPED, "CORE-TEXT-9", "shows commentary and the answer alike: no phase on text"),
     _mutant(
+        Fault.TEXT_OUTPUT_INDEX_FROM_EVENT,
+        "CORE-ITEM-16",
+        "copies a text delta's output_index from the event, though its item was announced elsewhere",
+    ),
+    _mutant(
+        Fault.DONE_ITEM_CALL_ID_UNKNOWN,
+        "CORE-ITEM-8",
+        "indexes call ids at announcement only: a call id the done item states names no item",
+    ),
+    _mutant(Fault.AGENT_DROPPED, "CORE-TEXT-12", "shows a subagent's text as the answer: no agent on text"),
+    _mutant(
         Fault.NO_TEXT_MISMATCH,
         "CORE-TEXT-11",
         "shows output_text.done without comparing it with the deltas shown",
     ),
+    # and CORE-TEXT-11, CORE-ARGS-6: the texts they compare disagree, and no done_mismatch says so
     _mutant(
         Fault.MENDS_SPLIT_SURROGATES,
-        "CORE-TEXT-8",
+        "CORE-TEXT-8 CORE-TEXT-11 CORE-ARGS-6",
         "compares the joined deltas with the text, as JavaScript strings do, so halves of a pair mend",
     ),
     _mutant(Fault.REFUSAL_AS_TEXT, "CORE-TEXT-3", "shows refusal deltas as answer text"),
@@ -745,8 +792,11 @@ MUTANTS: list[Mutant] = [
         "produces text.done for every output_text.done, a repeated one too",
     ),
     # arguments
+    # and CORE-ARGS-3: an empty delta is not routed either
     _mutant(
-        Fault.NO_ARGUMENTS_PREVIEW, "CORE-ARGS-1", "buffers argument deltas without producing their preview"
+        Fault.NO_ARGUMENTS_PREVIEW,
+        "CORE-ARGS-1 CORE-ARGS-3",
+        "buffers argument deltas without producing their preview",
     ),
     _mutant(
         Fault.ONE_BUFFER_FOR_ALL_CALLS,
@@ -759,9 +809,10 @@ MUTANTS: list[Mutant] = [
         "CORE-ARGS-4",
         "appends a delta that arrives after the arguments are complete",
     ),
+    # and CORE-ARGS-6: taking the deltas for the arguments, it never reports that they disagree
     _mutant(
         Fault.ARGUMENTS_FROM_DELTAS,
-        "CORE-ARGS-5",
+        "CORE-ARGS-5 CORE-ARGS-6",
         "takes a call's arguments from its deltas when no arguments .done arrives",
     ),
     _mutant(
@@ -780,14 +831,16 @@ MUTANTS: list[Mutant] = [
         "a second arguments .done silently replaces the first",
     ),
     # the complete call
+    # and CORE-ITEM-14: the repeated done item of a catalogue call goes without its duplicate_event
     _mutant(
         Fault.CALL_AGAIN_ON_DUPLICATE_DONE,
-        "CORE-CALL-1",
+        "CORE-CALL-1 CORE-ITEM-14",
         "routes every output_item.done of a call, so a repeated one gives the call a second outcome",
     ),
+    # and CORE-CALLTYPE-1: the catalogue's calls are fired at their announcement too
     _mutant(
         Fault.FIRE_AT_ADDED,
-        "CORE-CALL-2",
+        "CORE-CALL-2 CORE-CALLTYPE-1",
         "fires tool.call at output_item.added, from the announced arguments or {}",
     ),
     _mutant(
@@ -830,9 +883,25 @@ MUTANTS: list[Mutant] = [
         "takes the call's name from response.function_call_arguments.done when it carries one",
     ),
     _mutant(
-        Fault.DONE_ITEM_IDENTITY_WINS,
+        Fault.FIRST_IDENTITY_STANDS,
         "CORE-CALL-17",
-        "a done item that states another call_id or name silently replaces the announced one",
+        "keeps the call id and name first announced when the done item restates them, as spec 1.3 said",
+    ),
+    _mutant(
+        Fault.SILENT_NAME_CHANGE,
+        "CORE-CALL-18",
+        "takes the done item's name for the call without saying that the previews named another tool",
+    ),
+    _mutant(
+        Fault.RESTATED_CALL_ID_REPORTED,
+        "CORE-CALL-19",
+        "reports a done item's restated call id as a done_mismatch, on every client tool search",
+    ),
+    _mutant(
+        Fault.RESTATED_CALL_ID_RETRACTED,
+        "CORE-CALL-20",
+        "at arguments_done, retracts a call whose done item restates only its call id",
+        "arguments_done",
     ),
     _mutant(Fault.IGNORE_ITEM_STATUS, "CORE-CALL-5", "executes a call whose done item has status incomplete"),
     _mutant(
@@ -869,10 +938,32 @@ MUTANTS: list[Mutant] = [
         "at arguments_done, says nothing of a call already made when the response ends before its done item",
         "arguments_done",
     ),
+    # and CORE-ITEM-9: a tool_search call's object arguments are type-checked as a function call's
+    _mutant(
+        Fault.RETRACTION_FREES_CALL_ID,
+        "CORE-CALL-7",
+        "at arguments_done, forgets the call id of a retracted call, so a later call with it runs",
+        "arguments_done",
+    ),
+    _mutant(
+        Fault.IN_PROGRESS_DONE_ITEM_INCOMPLETE,
+        "CORE-CALL-21",
+        "refuses a done call item whose status still says in_progress, as the Vercel AI SDK's schema did",
+    ),
+    _mutant(
+        Fault.INPUT_FAULT_BEFORE_DUPLICATE,
+        "CORE-CALL-22",
+        "checks a catalogue call's input before its call id: a duplicate is reported as a bad input",
+    ),
     _mutant(
         Fault.HOSTED_CALLS_EXECUTED,
-        "CORE-CALL-9",
+        "CORE-CALL-9 CORE-ITEM-9",
         "takes any done item with a name and arguments for a function call, a hosted tool's too",
+    ),
+    _mutant(
+        Fault.MULTI_AGENT_CALL_EXECUTED,
+        "CORE-CALL-9",
+        "takes a multi_agent_call (a call_id, JSON arguments) for a function call named by its action",
     ),
     # lifecycle, errors and outcomes
     _mutant(
@@ -917,15 +1008,21 @@ MUTANTS: list[Mutant] = [
         "puts the arguments' JSON text on tool.call, as the API's item has it, not the parsed object",
     ),
     # limits
+    # and CORE-LIMIT-4: a lone surrogate counts one, not three
     _mutant(
         Fault.COUNT_CHARACTERS,
-        "CORE-LIMIT-1",
+        "CORE-LIMIT-1 CORE-LIMIT-4",
         "measures buffered deltas in characters instead of UTF-8 bytes",
     ),
     _mutant(
         Fault.SURROGATE_AS_ONE_BYTE,
         "CORE-LIMIT-4",
         "measures deltas with encode('utf-8', 'replace'), so a lone surrogate counts as one byte",
+    ),
+    _mutant(
+        Fault.TOO_LARGE_SOURCES_UNCOMPARED,
+        "CORE-LIMIT-6",
+        "compares nothing of a call refused as too large, not even its .done with its done item",
     ),
     _mutant(
         Fault.TOO_LARGE_AFTER_COMPLETE,

@@ -80,7 +80,10 @@ class _KeepsCallsToItself(_Withholds):
 
 
 class KeepsCallsToItself(Execution):
-    """Keeps the router's tool.call to itself, passing on only what it decided about the call."""
+    """Keeps the router's tool.call to itself, passing on only what it decided about the call.
+
+    So the application is handed no call at all: on a core vector it breaks CORE-CALL-2 (CORE-CALLTYPE-1
+    for a call of the catalogue) as well."""
 
     executor = _KeepsCallsToItself
 
@@ -157,6 +160,9 @@ class _RunningInMemory(_LedgerOver):
         if self._running.pop(record.call_id, None) is not None:
             expected = "TOOL_READY"  # what the file still says
         return self._ledger.update(record, expected)
+
+    def readdress(self, record: Record, previous: str) -> bool:
+        return self._ledger.readdress(record, previous)
 
     def records(self) -> list[Record]:
         return [self._running.get(record.call_id, record) for record in self._ledger.records()]
@@ -525,6 +531,90 @@ def _record_of(executor: Executor, call_id: object) -> Record | None:
     return executor._ledger.get(call_id) if isinstance(call_id, str) else None
 
 
+class _RestatedCallIdIgnored(Executor):
+    def _readdress(self, previous: object, call_id: object, item_id: object) -> None:
+        return None
+
+
+class RestatedCallIdIgnored(Retraction):
+    """Keeps a re-addressed call's record under the id it was made with, which the response does not hold."""
+
+    executor = _RestatedCallIdIgnored
+
+
+class _RestatedCallIdRunsAgain(Executor):
+    def feed(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
+        answer: list[Outcome] = []
+        for outcome in outcomes:
+            answer += super().feed([outcome])
+            record = _record_of(self, outcome.get("previous_call_id"))
+            if outcome.get("code") == "call_id_restated" and record is not None:
+                again = {**_outcome(record, "accept"), "kind": "tool.call", "call_id": outcome["call_id"]}
+                answer += self._take({**again, "tool_type": record.tool_type, "arguments": record.arguments})
+        return answer
+
+
+class RestatedCallIdRunsAgain(Retraction):
+    """Takes a call re-addressed by its done item for a new call under the new id, and runs it again."""
+
+    executor = _RestatedCallIdRunsAgain
+
+
+class _SupplyRunsAgain(Executor):
+    def supply(self, call_id: str) -> list[Outcome]:
+        record = self._ledger.get(call_id)
+        return (
+            super().supply(call_id)
+            if record is None
+            else [_outcome(record, "start"), *super().supply(call_id)]
+        )
+
+
+class SupplyRunsAgain(Execution):
+    """Answers a required input by calling the tool again, its saved result notwithstanding."""
+
+    executor = _SupplyRunsAgain
+
+
+class _TakenHere(Executor):
+    """An executor that remembers, in memory, the call ids this process took."""
+
+    def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
+        super().__init__(tools, ledger)
+        self._taken: set[str] = set()
+
+    def _take(self, call: Outcome) -> list[Outcome]:
+        self._taken.add(call["call_id"])
+        return super()._take(call)
+
+
+class _SupplyFromMemory(_TakenHere):
+    def supply(self, call_id: str) -> list[Outcome]:
+        if call_id not in self._taken:
+            return [{"kind": "error", "code": "unknown_call", "message": f"{call_id!r} was not taken here"}]
+        return super().supply(call_id)
+
+
+class SupplyFromMemory(Execution):
+    """Supplies only the results of calls this process took: after a restart, every call is unknown."""
+
+    executor = _SupplyFromMemory
+
+
+class _SupplyAnyCallId(Executor):
+    def supply(self, call_id: str) -> list[Outcome]:
+        if self._ledger.get(call_id) is not None:
+            return super().supply(call_id)
+        unknown = {"kind": "tool.result", "item_id": "", "call_id": call_id, "name": ""}
+        return [{**unknown, "state": "TOOL_SUCCEEDED", "started": False, "result": None}]
+
+
+class SupplyAnyCallId(Execution):
+    """Answers a call id it has no record of with an empty result, as if the call had succeeded."""
+
+    executor = _SupplyAnyCallId
+
+
 class _RetractsOnlyRunning(Executor):
     def _retract(self, call_id: object, item_id: object) -> list[Outcome]:
         record = _record_of(self, call_id)
@@ -708,20 +798,14 @@ class _AuditsDeltas(Executor):
 
 
 class AuditsDeltas(Execution):
-    """Records a call's arguments as its deltas spelled them, not as the router's tool.call gives them."""
+    """Records a call's arguments as its deltas spelled them, not as the router's tool.call gives them.
+
+    Deltas that split a surrogate pair cannot be recorded, and feed raises: CORE-EVT-2 as well."""
 
     executor = _AuditsDeltas
 
 
-class _AuditsThisProcess(Executor):
-    def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
-        super().__init__(tools, ledger)
-        self._taken: set[str] = set()
-
-    def _take(self, call: Outcome) -> list[Outcome]:
-        self._taken.add(call["call_id"])
-        return super()._take(call)
-
+class _AuditsThisProcess(_TakenHere):
     def audit(self) -> list[Outcome]:
         return [record for record in super().audit() if record["call_id"] in self._taken]
 
@@ -1959,7 +2043,7 @@ class AuditsUnfinishedCallsOnly(Execution):
 
 
 MUTANTS = [
-    mutant(KeepsCallsToItself, "exec.keeps-calls-to-itself", "EXEC-FLOW-1"),
+    mutant(KeepsCallsToItself, "exec.keeps-calls-to-itself", "EXEC-FLOW-1", "CORE-CALL-2", "CORE-CALLTYPE-1"),
     mutant(ExecutionBeforeItsCause, "exec.execution-before-its-cause", "EXEC-FLOW-3"),
     mutant(RecordsRouterErrors, "exec.records-router-errors", "EXEC-FLOW-2"),
     mutant(NoReadyWithoutApproval, "exec.no-ready-without-approval", "EXEC-STATE-1"),
@@ -1972,7 +2056,7 @@ MUTANTS = [
     mutant(ApprovalByServer, "exec.approval-by-server", "EXEC-CALLTYPE-3"),
     mutant(ChecksFunctionsOnly, "exec.checks-functions-only", "EXEC-CALLTYPE-4"),
     mutant(ApprovalAsDeclared, "exec.approval-as-declared", "EXEC-CALLTYPE-2"),
-    mutant(broken_executors.NoValidation, "exec.no-validation", "EXEC-CHECK-2"),
+    mutant(broken_executors.NoValidation, "exec.no-validation", "EXEC-CHECK-2", "EXEC-CHECK-4"),
     mutant(PointsAtParent, "exec.points-at-parent", "EXEC-CHECK-5"),
     mutant(PointerUnescaped, "exec.pointer-unescaped", "EXEC-CHECK-5"),
     mutant(IgnoresPermission, "exec.ignores-permission", "EXEC-CHECK-3"),
@@ -1984,12 +2068,25 @@ MUTANTS = [
     mutant(ResultDropped, "exec.result-dropped", "EXEC-RUN-1"),
     mutant(FailingToolSucceeds, "exec.failing-tool-succeeds", "EXEC-RUN-3"),
     mutant(PendingToolSucceeds, "exec.pending-tool-succeeds", "EXEC-RUN-2"),
-    mutant(broken_executors.ForgetsAtRestart, "exec.forgets-at-restart", "EXEC-ONCE-1", "EXEC-RESTART-1"),
+    mutant(
+        broken_executors.ForgetsAtRestart,
+        "exec.forgets-at-restart",
+        "EXEC-ONCE-1",
+        "EXEC-RESTART-1",
+        "EXEC-RESTART-2",
+        "EXEC-RESTART-3",
+        "EXEC-AUDIT-2",
+    ),
     mutant(DuplicateIgnored, "exec.duplicate-ignored", "EXEC-ONCE-2"),
     mutant(CancelLeavesRunningCalls, "exec.cancel-leaves-running-calls", "EXEC-CANCEL-1"),
     mutant(CancelOnlyExistingCalls, "exec.cancel-only-existing-calls", "EXEC-CANCEL-2"),
     mutant(CancelRepeats, "exec.cancel-repeats", "EXEC-CANCEL-5"),
     mutant(CancelOutlivesTurn, "exec.cancel-outlives-turn", "EXEC-CANCEL-4"),
+    mutant(SupplyRunsAgain, "exec.supply-runs-again", "EXEC-SUPPLY-1"),
+    mutant(SupplyFromMemory, "exec.supply-from-memory", "EXEC-SUPPLY-1"),
+    mutant(SupplyAnyCallId, "exec.supply-any-call-id", "EXEC-SUPPLY-2"),
+    mutant(RestatedCallIdIgnored, "exec.restated-call-id-ignored", "EXEC-ONCE-3"),
+    mutant(RestatedCallIdRunsAgain, "exec.restated-call-id-runs-again", "EXEC-ONCE-3"),
     mutant(RetractionLeavesReadyCalls, "exec.retraction-leaves-ready-calls", "EXEC-RETRACT-1"),
     mutant(RetractionLetsRunningCallsRun, "exec.retraction-lets-running-calls-run", "EXEC-RETRACT-2"),
     mutant(RetractionReportsFinishedCalls, "exec.retraction-reports-finished-calls", "EXEC-RETRACT-3"),
@@ -2001,7 +2098,7 @@ MUTANTS = [
     mutant(ResumesCallsAwaitingApproval, "exec.resumes-calls-awaiting-approval", "EXEC-RESTART-3"),
     mutant(DefersRecovery, "exec.defers-recovery", "EXEC-RESTART-4"),
     mutant(RecoversReadyCallsFirst, "exec.recovers-ready-calls-first", "EXEC-RESTART-5"),
-    mutant(AuditsDeltas, "exec.audits-deltas", "EXEC-AUDIT-1"),
+    mutant(AuditsDeltas, "exec.audits-deltas", "EXEC-AUDIT-1", "CORE-EVT-2"),
     mutant(AuditsThisProcessOnly, "exec.audits-this-process-only", "EXEC-AUDIT-2"),
     mutant(PassesTheRecordedCall, "exec.passes-the-recorded-call", "EXEC-FLOW-1"),
     mutant(LifecycleSwallowed, "exec.lifecycle-swallowed", "EXEC-FLOW-1"),

@@ -61,6 +61,8 @@ class Fault(Enum):
     NULL_CALL_ID_STATED = "null-call-id-stated"
     LATE_BEFORE_FIELDS = "late-before-fields"
     DUPLICATE_BEFORE_FIELDS = "duplicate-before-fields"
+    AGENT_CHECKED = "agent-member-checked"
+    WHOLE_NUMBER_INDEX_MALFORMED = "whole-number-index-malformed"
     # items
     OUTPUT_INDEX_FROM_COUNT = "output-index-from-count"
     OUTPUT_INDEX_DECIDES = "output-index-decides"
@@ -69,6 +71,8 @@ class Fault(Enum):
     SECOND_ADDED_REPLACES = "second-added-replaces"
     DONE_NEEDS_ADDED = "done-needs-added"
     INDEXES_FROM_EVENT_ONLY = "indexes-from-event-only"
+    TEXT_OUTPUT_INDEX_FROM_EVENT = "text-output-index-from-event"
+    DONE_ITEM_CALL_ID_UNKNOWN = "done-item-call-id-unknown"
     CUSTOM_INPUT_IGNORES_CALL_ID = "custom-input-ignores-call-id"
     CUSTOM_INPUT_TO_OPEN_CALL = "custom-input-to-open-call"
     ITEMS_KEYED_BY_OUTPUT_INDEX = "items-keyed-by-output-index"
@@ -100,6 +104,7 @@ class Fault(Enum):
     # text channels
     DROP_EMPTY_TEXT_DELTA = "drop-empty-text-delta"
     PHASE_DROPPED = "phase-dropped"
+    AGENT_DROPPED = "agent-dropped"
     NO_TEXT_MISMATCH = "no-text-done-mismatch"
     MENDS_SPLIT_SURROGATES = "mends-split-surrogates"
     REFUSAL_AS_TEXT = "refusal-as-text"
@@ -163,7 +168,10 @@ class Fault(Enum):
     ACCEPT_NON_OBJECT_ARGUMENTS = "accept-non-object-arguments"
     PARSE_CUSTOM_INPUT = "parse-custom-input"
     NAME_FROM_ARGUMENTS_DONE = "name-from-arguments-done"
-    DONE_ITEM_IDENTITY_WINS = "done-item-identity-wins"
+    FIRST_IDENTITY_STANDS = "first-stated-identity-stands"
+    SILENT_NAME_CHANGE = "silent-name-change"
+    RESTATED_CALL_ID_REPORTED = "restated-call-id-reported"
+    RESTATED_CALL_ID_RETRACTED = "restated-call-id-retracted"
     IGNORE_ITEM_STATUS = "ignore-item-status"
     FORGET_OPEN_CALLS = "forget-open-calls"
     NO_DUPLICATE_CALL_ID_CHECK = "no-duplicate-call-id-check"
@@ -171,6 +179,9 @@ class Fault(Enum):
     NO_RETRACT_ON_INCOMPLETE = "no-retract-on-incomplete"
     NO_RETRACT_ON_MISMATCH = "no-retract-on-mismatch"
     NO_RETRACT_AT_END = "no-retract-at-end"
+    RETRACTION_FREES_CALL_ID = "retraction-frees-call-id"
+    IN_PROGRESS_DONE_ITEM_INCOMPLETE = "in-progress-done-item-incomplete"
+    INPUT_FAULT_BEFORE_DUPLICATE = "input-fault-before-duplicate"
     HOSTED_CALLS_EXECUTED = "hosted-calls-executed"
     CALL_AT_BOTH_POINTS = "call-at-both-points"
     VALIDATED_AT_ARGUMENTS_DONE = "validated-at-arguments-done"
@@ -201,6 +212,7 @@ class Fault(Enum):
     RETRACT_IGNORES_TEXT = "retract-ignores-text"
     RETRACT_ONLY_AT_CLOSE = "retract-only-at-close"
     RETRACT_ONLY_ON_FAILURE = "retract-only-on-failure"
+    MULTI_AGENT_CALL_EXECUTED = "multi-agent-call-executed"
     # the call catalogue
     CATALOGUE_UNROUTED = "catalogue-unrouted"
     PATCH_FROM_DIFF_DONE = "patch-from-diff-done"
@@ -209,6 +221,8 @@ class Fault(Enum):
     APPROVAL_WITHOUT_REQUEST_ID = "approval-without-request-id"
     SHELL_ADDED_TEXT_DROPPED = "shell-added-text-dropped"
     CATALOGUE_INPUT_UNCHECKED = "catalogue-input-unchecked"
+    MISSING_SERVER_LABEL_INVALID = "missing-server-label-invalid"
+    UNREADABLE_SAFETY_CHECKS_DROPPED = "unreadable-safety-checks-dropped"
     LATE_PREVIEW_SHOWN = "late-preview-shown"
     CATALOGUE_NAME_IS_ITEM_TYPE = "catalogue-name-is-item-type"
     CATALOGUE_CALL_IDS_UNCHECKED = "catalogue-call-ids-unchecked"
@@ -270,6 +284,7 @@ class Fault(Enum):
     COUNT_CHARACTERS = "count-characters"
     SURROGATE_AS_ONE_BYTE = "surrogate-as-one-byte"
     TOO_LARGE_AFTER_COMPLETE = "too-large-after-complete"
+    TOO_LARGE_SOURCES_UNCOMPARED = "too-large-sources-uncompared"
     NO_DEPTH_LIMIT = "no-depth-limit"
     BRACKETS_IN_STRINGS_COUNTED = "brackets-in-strings-counted"
     TEXT_BUFFER_UNBOUNDED = "text-buffer-unbounded"
@@ -327,10 +342,11 @@ _UNROUTED_FAMILIES = {
     "audio": ("delta", "done"),
     "audio.transcript": ("delta", "done"),
     "shell_call_output_content": ("delta", "done"),
+    "compaction": ("compacting",),
 }
 UNROUTED = frozenset(
     f"response.{family}.{event}" for family, events in _UNROUTED_FAMILIES.items() for event in events
-)
+) | {"keepalive"}
 
 
 class Ignored(Exception):
@@ -350,10 +366,17 @@ class Refused(Exception):
 # What a field must be when present (and not null): the name of the shape and its test.
 _SHAPES: dict[str, Callable[[object], bool]] = {
     "string": lambda value: isinstance(value, str),
-    "index": lambda value: type(value) is int and value >= 0,
+    "index": lambda value: (type(value) is int or _whole(value)) and value >= 0,
     "object": lambda value: isinstance(value, dict),
     "array": lambda value: isinstance(value, list),
 }
+
+
+def _whole(value: object) -> bool:
+    """A JSON number written with a fraction or an exponent whose value is whole: 1.0, 1e0."""
+    return type(value) is float and value.is_integer()
+
+
 _ITEM_EVENT = (("item_id", "string"), ("output_index", "index"))
 _PART_EVENT = (*_ITEM_EVENT, ("content_index", "index"))
 _CUSTOM_INPUT_EVENT = (*_ITEM_EVENT, ("call_id", "string"))
@@ -488,7 +511,7 @@ def _read(
             raise Refused("malformed_event", f"field {where + name!r} is null")
         if value is not None and not _SHAPES[shape](value):
             raise Refused("malformed_event", f"field {where + name!r} must be a {shape}, got {value!r:.40}")
-        values[name] = value
+        values[name] = int(value) if shape == "index" and value is not None else value
     for name in required:
         if values[name] is None:
             raise Refused("malformed_event", f"field {where + name!r} is missing")
@@ -765,6 +788,7 @@ class Call:
     complete: bool = False  # its .done or its done item was routed: later deltas are late
     outcome: str | None = None  # "tool.call" or "tool.error", once
     fired: bool = False  # its tool.call went out at its .done, before its done item (arguments_done)
+    made_with: str | None = None  # the call id its tool.call went out with
     settled: bool = False  # its done item was routed, or the response ended
     streamed: str = ""  # every delta routed, as it came (for the faults that read them again)
 
@@ -786,6 +810,7 @@ class ItemState:
     null_stated: set[str] = field(default_factory=set)  # NULL_CALL_ID_STATED: identity stated as null
     refusals: list[str] = field(default_factory=list)  # REFUSAL_AT_ITEM_DONE
     previews: dict[int, list[str]] = field(default_factory=dict)  # what its previews showed, by index
+    agent: str | None = None  # the agent_name of a message's `agent`, as announced (CORE-TEXT-12)
 
 
 # -- bytes to events (spec/sse.md) --------------------------------------------
@@ -848,6 +873,17 @@ def _lines_completed(before: str, delta: str) -> str:
     """DIFF_DELTA_BY_LINE: the text of the lines that `delta`, after `before`, completes."""
     whole = before + delta
     return whole[: whole.rfind("\n") + 1][len(before[: before.rfind("\n") + 1]) :]
+
+
+def _named_agent(agent: object) -> bool:
+    """An `agent` member that names its agent: an object with a string agent_name."""
+    return isinstance(agent, dict) and isinstance(agent.get("agent_name"), str)
+
+
+def _labelled(outcome: Outcome, item: ItemState) -> Outcome:
+    """A text outcome with its message's labels, phase and agent (CORE-TEXT-9, CORE-TEXT-12)."""
+    labels = {"phase": item.phase, "agent": item.agent}
+    return {**outcome, **{name: value for name, value in labels.items() if value is not None}}
 
 
 def _not_json(constant: str) -> Any:
@@ -997,6 +1033,9 @@ class IndependentRouter:
                 if number <= self.last_sequence_number:
                     return []  # taken for a replay
                 self.last_sequence_number = number
+        agent = event.get("agent")
+        if self.has(Fault.AGENT_CHECKED) and agent is not None and not _named_agent(agent):
+            raise Refused("malformed_event", "field 'agent' must be an object with a string agent_name")
         unknown = kind not in _FIELDS
         if self.end_status is not None and not (unknown and self.has(Fault.AFTER_TERMINAL_UNKNOWN_IGNORED)):
             if self.has(Fault.AFTER_TERMINAL_SILENT):
@@ -1104,6 +1143,10 @@ class IndependentRouter:
         required: Iterable[str],
         where: str,
     ) -> dict[str, Any]:
+        if self.has(Fault.WHOLE_NUMBER_INDEX_MALFORMED):  # as a Go int or a Rust u64 decodes it
+            for name, shape in fields:
+                if shape == "index" and _whole(source.get(name)):
+                    raise Refused("malformed_event", f"field {where + name!r} must be written as an integer")
         return _read(source, fields, required, where, not self.has(Fault.NULL_IS_WRONG_TYPE))
 
     def _ignored(self, event: dict[str, Any], kind: str) -> list[Outcome]:
@@ -1231,6 +1274,8 @@ class IndependentRouter:
     def _item_of(self, values: dict[str, Any], done: bool) -> dict[str, Any]:
         """The fields of the event's item that the router reads (CORE-ITEM-9)."""
         item = values["item"]
+        if item.get("type") == "multi_agent_call" and self.has(Fault.MULTI_AGENT_CALL_EXECUTED):
+            item = {**item, "type": "function_call", "name": item.get("action")}  # a call named by its action
         identity = self._read(item, _ITEM_FIELDS[:2], ("id", "type"), "item.")
         fields = _ITEM_FIELDS[2:]
         if self.has(Fault.ITEM_DECODED_WHOLE):
@@ -1336,9 +1381,11 @@ class IndependentRouter:
         item.null_stated = {
             name for name in _IDENTITY_FIELDS if name in values["item"] and values["item"][name] is None
         }
-        phase = values["item"].get("phase")
+        phase, agent = values["item"].get("phase"), values["item"].get("agent")
         if isinstance(phase, str) and not self.has(Fault.PHASE_DROPPED):  # CORE-TEXT-9: a label only
             item.phase = phase
+        if _named_agent(agent) and not self.has(Fault.AGENT_DROPPED):  # CORE-TEXT-12: a label too
+            item.agent = agent["agent_name"]
         if self.has(Fault.FIRE_AT_ADDED) and item.call is not None:
             announced = values["item"].get(TEXT_FIELD.get(item.type, "arguments"))
             return self._produce(item, announced if isinstance(announced, str) and announced else "{}")
@@ -1402,37 +1449,52 @@ class IndependentRouter:
         return self._call_done(item, item.call, stated)
 
     def _identity(self, item: ItemState, call: Call, stated: dict[str, Any]) -> tuple[list[Outcome], bool]:
-        """CORE-CALL-4: the done item fills in what the announcement lacked; a different value
-        is a done_mismatch. Also whether the done item contradicts a call already made."""
+        """CORE-CALL-4, -17: what the done item states is the call's, what it leaves out the
+        announcement's; another name or namespace is a done_mismatch (CORE-CALL-18), another call
+        id is not (CORE-CALL-19). Also whether the done item states another tool than the call
+        made at the .done was made for (CORE-CALL-13)."""
         outcomes: list[Outcome] = []
         contradicted = False  # the done item states another call than the one made at the .done
         for name in _IDENTITY_FIELDS:
             first, again = getattr(item, name), stated[name]
+            if again is None or again == first:
+                continue
+            if first is not None and self.has(Fault.FIRST_IDENTITY_STANDS):  # spec 1.3's rule
+                outcomes.append(_error("done_mismatch", f"the done item states {name} {again!r}"))
+                contradicted |= call.fired
+                continue
+            if first is None and self.has(Fault.DONE_ITEM_FILLS_NOTHING):
+                continue  # what the announcement lacked stays lacking
+            if name == "call_id" and first is not None and self.has(Fault.IDENTITY_CHANGE_SILENT):
+                continue  # the announced call id stays, without a word
+            if name == "call_id":
+                reported = self.has(Fault.RESTATED_CALL_ID_REPORTED)
+            else:
+                reported = not self.has(Fault.SILENT_NAME_CHANGE)
             stated_null = name in item.null_stated and self.has(Fault.NULL_CALL_ID_STATED)
-            wins = again is not None and self.has(Fault.DONE_ITEM_IDENTITY_WINS)
-            if (first is None and not stated_null) or wins:
-                gained = call.fired and first is None and again is not None  # the call lacked it
-                if name == "namespace" and self.has(Fault.RETRACT_IGNORES_NEW_NAMESPACE):
-                    gained = False
-                contradicted |= gained
-                if again is not None and self.has(Fault.DONE_ITEM_FILLS_NOTHING):
-                    continue  # what the announcement lacked stays lacking
-                setattr(item, name, again)
-                if name == "call_id" and again is not None:
-                    self.by_call_id.setdefault(again, item)
-            elif again is not None and again != first:
-                contradicted = True
-                if self.has(Fault.IDENTITY_CHANGE_SILENT):
-                    continue
-                outcomes.append(
-                    _error("done_mismatch", f"the done item states {name} {again!r}, not {first!r}")
-                )
+            if (first is not None and reported) or stated_null:
+                message = f"the done item states {name} {again!r}, not {first!r}"
+                outcomes.append(_error("done_mismatch", message))
+            gained = name == "namespace" and first is None  # a namespace the call lacked included
+            if name != "call_id" and not (gained and self.has(Fault.RETRACT_IGNORES_NEW_NAMESPACE)):
+                contradicted |= call.fired
+            setattr(item, name, again)
+            if name == "call_id" and not self.has(Fault.DONE_ITEM_CALL_ID_UNKNOWN):
+                self.by_call_id[again] = item  # CORE-ITEM-8: the done item states it most recently
         return outcomes, contradicted
 
     def _call_done(self, item: ItemState, call: Call, stated: dict[str, Any]) -> list[Outcome]:
-        incomplete = stated["status"] == "incomplete" and not self.has(Fault.IGNORE_ITEM_STATUS)
+        refusing = (
+            ("incomplete", "in_progress")
+            if self.has(Fault.IN_PROGRESS_DONE_ITEM_INCOMPLETE)
+            else ("incomplete",)
+        )
+        incomplete = stated["status"] in refusing and not self.has(Fault.IGNORE_ITEM_STATUS)
+        changed = any(
+            stated[name] is not None and getattr(item, name) not in (None, stated[name])
+            for name in ("call_id", "name")
+        )  # IDENTITY_CHANGE_REFUSES_CALL: what it reads as another call
         outcomes, contradicted = self._identity(item, call, stated)
-        identity_changed = contradicted
         text, stated_text = call.done_text, stated.get(TEXT_FIELD.get(item.type, "arguments"))
         if stated_text == "" and self.has(Fault.EMPTY_DONE_ITEM_TEXT_ABSENT):
             stated_text = None  # `item.get("arguments") or ...`
@@ -1445,7 +1507,9 @@ class IndependentRouter:
             if text is None:
                 agree = self._deltas_agree(call, stated_text) or self.has(Fault.NO_ARGUMENTS_MISMATCH)
             else:
-                agree = self._sources_agree(item, text, stated_text)
+                agree = self._sources_agree(item, text, stated_text) or (
+                    call.deltas.overflowed and self.has(Fault.TOO_LARGE_SOURCES_UNCOMPARED)
+                )
                 again = call.streamed and self.has(Fault.MISMATCH_FOR_EACH_SOURCE)
                 if again and not same_text(call.streamed, stated_text, self.faults):
                     outcomes.append(_error("done_mismatch", "the done item's text disagrees with the deltas"))
@@ -1471,7 +1535,7 @@ class IndependentRouter:
             return outcomes + self._produce(item, text)  # refused for its text, not its status
         if incomplete:  # CORE-CALL-5
             return outcomes + self._tool_error(item, "incomplete", "the done item's status is incomplete")
-        if identity_changed and self.has(Fault.IDENTITY_CHANGE_REFUSES_CALL):
+        if changed and self.has(Fault.IDENTITY_CHANGE_REFUSES_CALL):
             return outcomes + self._tool_error(item, "incomplete", "the done item states another call")
         if self.has(Fault.CALL_BEFORE_MISMATCH):
             return self._produce(item, text) + outcomes
@@ -1500,22 +1564,43 @@ class IndependentRouter:
     def _confirmed(
         self, item: ItemState, outcomes: list[Outcome], incomplete: bool, contradicted: bool
     ) -> list[Outcome]:
-        """The done item of a call made at its .done: it confirms the call, or it is retracted."""
+        """The done item of a call made at its .done: it confirms the call, at the call id it
+        states (CORE-CALL-20), or it is retracted (CORE-CALL-12, -13)."""
+        assert item.call is not None
+        readdressed = item.call_id != item.call.made_with
         retracted: Outcome | None = None
         if incomplete and not self.has(Fault.NO_RETRACT_ON_INCOMPLETE):  # CORE-CALL-12
             if contradicted or not self.has(Fault.INCOMPLETE_RETRACTED_ONLY_WHEN_CHANGED):
                 retracted = self._retracted(item, "its done item is incomplete")
         elif contradicted and not self.has(Fault.NO_RETRACT_ON_MISMATCH):  # CORE-CALL-13
             retracted = self._retracted(item, "its done item states another call")
+        elif readdressed and self.has(Fault.RESTATED_CALL_ID_RETRACTED):
+            retracted = self._retracted(item, "its done item states another call id")
+        elif readdressed and not self.has(Fault.FIRST_IDENTITY_STANDS):  # CORE-CALL-20
+            return [*outcomes, self._restated(item, item.call.made_with)]
         if retracted is None:
             return outcomes
         if incomplete and self.has(Fault.RETRACT_BEFORE_MISMATCH):
             return [retracted, *outcomes]
         return [*outcomes, retracted]
 
+    def _restated(self, item: ItemState, made_with: str | None) -> Outcome:
+        """The call made at `made_with` stands at the call id its done item states (CORE-CALL-20)."""
+        assert item.call_id is not None
+        assert made_with is not None
+        self._take_call_id(item)  # both ids are the call's (CORE-CALL-7)
+        message = f"the call made as {made_with!r} is {item.call_id!r}"
+        return _error(
+            "call_id_restated", message, item_id=item.id, call_id=item.call_id, previous_call_id=made_with
+        )
+
     def _retracted(self, item: ItemState, why: str) -> Outcome:
+        """Names the call as it was made, whatever id its done item states (CORE-CALL-12 .. -14)."""
+        assert item.call is not None
+        if self.has(Fault.RETRACTION_FREES_CALL_ID):  # as if it had never been made (CORE-CALL-7)
+            self.called.discard(str(item.call.made_with))
         message = f"the call produced at its .done is withdrawn: {why}"
-        return _error("call_retracted", message, item_id=item.id, call_id=item.call_id)
+        return _error("call_retracted", message, item_id=item.id, call_id=item.call.made_with)
 
     def _resolve_item(self, kind: str, values: dict[str, Any]) -> ItemState:
         """The item an item event belongs to (CORE-ITEM-2, -3, -4, -8)."""
@@ -1570,10 +1655,14 @@ class IndependentRouter:
     def _text_delta_outcome(
         self, item: ItemState, output_index: int | None, index: int, delta: str
     ) -> Outcome:
-        if output_index is None and self.has(Fault.OMITTED_OUTPUT_INDEX_FROM_COUNT):
+        from_count = output_index is None and self.has(Fault.OMITTED_OUTPUT_INDEX_FROM_COUNT)
+        event_index = self.has(Fault.INDEXES_FROM_EVENT_ONLY) or (
+            output_index is not None and self.has(Fault.TEXT_OUTPUT_INDEX_FROM_EVENT)
+        )
+        if from_count:
             output_index = len(self.items) - 1  # the rule of an announcement, for its events
-        if output_index is None and not self.has(Fault.INDEXES_FROM_EVENT_ONLY):
-            output_index = item.output_index  # CORE-ITEM-15
+        elif not event_index:
+            output_index = item.output_index  # the item's, whatever the event states (CORE-ITEM-15, -16)
         if self.has(Fault.TEXT_DELTA_STRIPPED):
             delta = delta.strip()
         outcome = {
@@ -1583,7 +1672,7 @@ class IndependentRouter:
             "content_index": index,
             "delta": delta,
         }
-        return outcome if item.phase is None else {**outcome, "phase": item.phase}
+        return _labelled(outcome, item)
 
     def _channel(self, kind: str, item: ItemState, values: dict[str, Any]) -> list[Outcome]:
         index_field = "summary_index" if "summary_index" in values else "content_index"
@@ -1667,7 +1756,7 @@ class IndependentRouter:
             part.overflowed and self.has(Fault.TEXT_PAST_LIMIT_DONE_DROPPED)
         ):
             return outcomes
-        done = done if item.phase is None else {**done, "phase": item.phase}
+        done = _labelled(done, item)
         if self.has(Fault.TEXT_MISMATCH_AFTER_DONE):
             return [done, *outcomes]
         return [*outcomes, done]
@@ -1803,6 +1892,7 @@ class IndependentRouter:
             return [outcome]
         call.outcome = "tool.call"
         call.fired = not item.done
+        call.made_with = item.call_id
         self._take_call_id(item)
         return [outcome]
 
@@ -1908,12 +1998,17 @@ class IndependentRouter:
         if item.call_id is None or (item.name is None and tool_type == "mcp_approval"):
             return outcomes + self._tool_error(item, "incomplete", "the call has no call id or name")
         try:
-            fields = self._catalogue_fields(tool_type, done)
+            fields, refused = self._catalogue_fields(tool_type, done), None
         except Refused as problem:
-            return outcomes + self._tool_error(item, problem.code, str(problem))
+            fields, refused = {}, problem
+        first_input = self.has(Fault.INPUT_FAULT_BEFORE_DUPLICATE)
+        if refused is not None and (refused.code == "incomplete" or first_input):  # CORE-CALL-22
+            return outcomes + self._tool_error(item, refused.code, str(refused))
         checked = not self.has(Fault.CATALOGUE_CALL_IDS_UNCHECKED)
-        if checked and self._called_before(item):  # CORE-CALL-7
+        if checked and self._called_before(item):  # CORE-CALL-7, before the input's own faults
             return outcomes + self._tool_error(item, "duplicate_call_id", f"{item.call_id!r} was called")
+        if refused is not None:
+            return outcomes + self._tool_error(item, refused.code, str(refused))
         name = item.name if tool_type == "mcp_approval" else tool_type
         if self.has(Fault.CATALOGUE_NAME_IS_ITEM_TYPE) and tool_type != "mcp_approval":
             name = item.type
@@ -1975,10 +2070,18 @@ class IndependentRouter:
         if tool_type == "computer":
             checks = done.get("pending_safety_checks")
             fields = {"actions": value}
-            return fields if not isinstance(checks, list) else {**fields, "pending_safety_checks": checks}
+            if isinstance(checks, list):
+                return {**fields, "pending_safety_checks": checks}
+            if checks is not None and not self.has(Fault.UNREADABLE_SAFETY_CHECKS_DROPPED):
+                raise Refused(
+                    "invalid_arguments", "pending_safety_checks must be an array"
+                )  # CORE-CALLTYPE-7
+            return fields
         if tool_type != "mcp_approval":
             return {name: value}
         label = done.get("server_label")
+        if label is None and not self.has(Fault.MISSING_SERVER_LABEL_INVALID):
+            raise Refused("incomplete", "an approval request names no server_label")  # CORE-CALLTYPE-10
         if not isinstance(label, str):
             raise Refused("invalid_arguments", "an approval request names its server_label")
         try:

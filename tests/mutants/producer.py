@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from unittest import mock
 
 from streamroute.conformance.event_types import EventType, lifecycle_types, terminal_types
+from streamroute.conformance.limits import loads
 from streamroute.producer import checker
 from streamroute.producer.checker import EVENTS, Captured, CaptureReport, _Checker, _Item
 from streamroute.reference.fields import loads_strict
@@ -99,6 +100,12 @@ class SchemaUnchecked(Variant):
     replaces = ("first_error", lambda ref, instance: None)
 
 
+class RepeatedNamesUnseen(Variant):
+    """Parses each event as JSON.parse does, the last of two members of one name silently kept."""
+
+    replaces = ("loads_noting_duplicates", lambda text: (loads(text), []))
+
+
 class RepeatedSequenceAllowed(Variant):
     """Takes a repeated sequence number for a retransmission and lets it pass."""
 
@@ -179,6 +186,12 @@ class OutputOrderUnchecked(Variant):
         super()._lifecycle(event_type, response)
 
 
+class FinalOutputIdentityOnly(Variant):
+    """Compares the final response's items with their done items by call_id and name, not arguments."""
+
+    replaces = ("_text_member", lambda item_type: ())
+
+
 # What the response object states when PROD-LIFE-6 holds.
 _STATED = {"object": "response", "created_at": 1764505140, "model": "gpt-5.1"}
 
@@ -216,6 +229,27 @@ class UnannouncedItemsSkipped(Variant):
 
     def _item(self, event_type: str, event: dict[str, Any]) -> _Item | None:
         return super()._item(event_type, event) if event["item_id"] in self.items else None
+
+
+class CallIdsNotCompared(Variant):
+    """Never compares the call ids of a response's items: a second call with one is taken."""
+
+    def _own_call_id(self, item: dict[str, Any]) -> None:
+        pass
+
+
+class AfterErrorUnchecked(Unchecked):
+    """Never checks what follows an error event."""
+
+    rule = "PROD-LIFE-8"
+
+
+class AnyTerminalAfterError(Variant):
+    """Takes any terminal event after an error event, response.completed included."""
+
+    def _after_error(self, event_type: str) -> None:
+        if event_type not in terminal_types():
+            super()._after_error(event_type)
 
 
 class OutputIndexOrderUnchecked(Unchecked):
@@ -306,7 +340,7 @@ class TextDoneUnchecked(Unchecked):
 
 
 class DoneItemTextUnchecked(Variant):
-    """Compares a done call item's call_id and name with its announcement, not its arguments."""
+    """Compares a done call item's name with its announcement, not its arguments."""
 
     def _compare(self, item: _Item, family: str, index: int | None, stated: object, what: str) -> None:
         if index is not None:  # a message's part; a call's text has no index
@@ -314,12 +348,12 @@ class DoneItemTextUnchecked(Variant):
 
 
 class DoneItemIdentityUnchecked(Variant):
-    """Compares a done call item's arguments with the .done, not its call_id and name."""
+    """Compares a done call item's arguments with the .done, not its name."""
 
     def _item_done(self, done: dict[str, Any], output_index: int) -> None:
         item = self.items.get(done["id"])
-        if item is not None and "call_id" in item.announced:
-            done = {**done, "call_id": item.announced["call_id"], "name": item.announced.get("name")}
+        if item is not None and "name" in item.announced:
+            done = {**done, "name": item.announced["name"]}
         super()._item_done(done, output_index)
 
 
@@ -356,6 +390,7 @@ MUTANTS = [
     _checker(StopsAtDone, "prod.stops-at-done", "PROD-SSE-4"),
     _checker(NonJsonSkipped, "prod.non-json-skipped", "PROD-EVT-1"),
     _checker(SchemaUnchecked, "prod.schema-unchecked", "PROD-EVT-2"),
+    _checker(RepeatedNamesUnseen, "prod.repeated-names-unseen", "PROD-EVT-3"),
     _checker(RepeatedSequenceAllowed, "prod.repeated-sequence-allowed", "PROD-SEQ-1"),
     _checker(SequenceGapsAllowed, "prod.sequence-gaps-allowed", "PROD-SEQ-2"),
     _checker(AnyLifecycleEventFirst, "prod.any-lifecycle-event-first", "PROD-LIFE-1"),
@@ -367,12 +402,16 @@ MUTANTS = [
     _checker(OutputOrderUnchecked, "prod.output-order-unchecked", "PROD-LIFE-5"),
     _checker(ResponseFieldsOnCreatedOnly, "prod.response-fields-on-created-only", "PROD-LIFE-6"),
     _checker(ResponseFieldsPresenceOnly, "prod.response-fields-presence-only", "PROD-LIFE-6"),
+    _checker(FinalOutputIdentityOnly, "prod.final-output-identity-only", "PROD-LIFE-7"),
     _checker(ReannouncedItemAllowed, "prod.reannounced-item-allowed", "PROD-ITEM-1"),
     _checker(UnannouncedItemsSkipped, "prod.unannounced-items-skipped", "PROD-ITEM-1"),
     _checker(OutputIndexOrderUnchecked, "prod.output-index-order-unchecked", "PROD-ITEM-2"),
     _checker(EventOutputIndexUnchecked, "prod.event-output-index-unchecked", "PROD-ITEM-3"),
     _checker(EventsAfterItemDoneSkipped, "prod.events-after-item-done-skipped", "PROD-ITEM-4"),
     _checker(ItemTypeUnchecked, "prod.item-type-unchecked", "PROD-ITEM-5"),
+    _checker(CallIdsNotCompared, "prod.call-ids-not-compared", "PROD-ITEM-6"),
+    _checker(AfterErrorUnchecked, "prod.after-error-unchecked", "PROD-LIFE-8"),
+    _checker(AnyTerminalAfterError, "prod.any-terminal-after-error", "PROD-LIFE-8"),
     _checker(PartOrderUnchecked, "prod.part-order-unchecked", "PROD-PART-1"),
     _checker(OpenPartAtItemDoneAllowed, "prod.open-part-at-item-done-allowed", "PROD-PART-1"),
     _checker(TextOutsidePartAllowed, "prod.text-outside-part-allowed", "PROD-PART-2"),
