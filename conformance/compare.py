@@ -398,6 +398,26 @@ def made_before_a_later_fault(
     return None if found is None else str(found["item_id"])
 
 
+def stopped_with_its_close(
+    expected: Sequence[dict[str, Any]], end_status: str | None, actual: Sequence[Produced]
+) -> list[dict[str, Any]]:
+    """The stopped expectation with what its close may produce (CORE-FAULT-2), for reading the
+    differences of a failing comparison (spec/attribution.md section 1.1): the `tool.error`s and
+    `error` `call_retracted`s produced at close, then `end` with `end_status`. Without them a
+    correct close would read as outcomes produced that the vector does not expect."""
+    closing = [
+        {**entry.outcome, "at": "close"}
+        for entry in actual
+        if entry.at == "close"
+        and (
+            entry.outcome.get("kind") == "tool.error"
+            or (entry.outcome.get("kind") == "error" and entry.outcome.get("code") == "call_retracted")
+        )
+    ]
+    end = [] if end_status is None else [{"at": "close", "kind": "end", "status": end_status}]
+    return [*expected, *closing, *end]
+
+
 def compare_stopped(
     expected: Sequence[dict[str, Any]],
     end_status: str | None,

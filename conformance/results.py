@@ -22,6 +22,7 @@ from .compare import (
     json_equal,
     made_before_a_later_fault,
     stopped_expectation,
+    stopped_with_its_close,
     to_canonical_point,
     to_expected_response_ids,
     to_parsed_arguments,
@@ -335,6 +336,8 @@ def _check(
     message = f"outcome {mismatch.index}: {mismatch.reason}"
     kinds = vector.compare
     actual = compared(produced, kinds)
+    if fault is not None:
+        expected = stopped_with_its_close(expected, end_status, actual)
     pairs = _pairs(expected, actual)
     comparison = {
         "reason": message,

@@ -15,6 +15,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from streamroute.conformance.schemas import OUTCOME, schema
+
 from . import Mutant, mutant
 from .independent_router import Fault, IndependentAdapter
 
@@ -476,6 +478,174 @@ class EndsStreamAtMalformedError(_EndsStream):
 
     def ends(self, outcomes: list[dict[str, Any]]) -> bool:
         return [o.get("code") for o in outcomes] != ["event_after_terminal"]
+
+
+_RESOLVING = ("tool.call", "tool.error")  # a call's one outcome (CORE-CALL-1)
+_ENDED = ("completed", "failed", "incomplete")  # the lifecycles of a terminal event
+
+
+class _HeldToTheEnd(_LibraryDesign):
+    """The independent router behind `tool_call_point: response_done`: each call's one outcome,
+    made at its done item, waits for the end of the response (CORE-POINT-1, -2)."""
+
+    options: ClassVar[Mapping[str, str]] = {"tool_call_point": "response_done"}
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.held: list[dict[str, Any]] | None = []  # None once the response has ended
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        if self.held is not None and event_type(event) == "response.output_item.done":
+            self.held += [o for o in outcomes if o["kind"] in _RESOLVING]
+            return [o for o in outcomes if o["kind"] not in _RESOLVING]
+        ended = [o["event"] for o in outcomes if o["kind"] == "lifecycle" and o["event"] in _ENDED]
+        return self.at_the_end(outcomes, ended[0]) if ended else outcomes
+
+    def close(self) -> list[dict[str, Any]]:
+        return self.at_the_end(super().close(), None)
+
+    def at_the_end(self, outcomes: list[dict[str, Any]], ended: str | None) -> list[dict[str, Any]]:
+        """The held outcomes after the terminal event's lifecycle and error, before the outcomes
+        of the calls still open; `ended` is the terminal lifecycle, None at a close without one."""
+        held, self.held = self.held or [], None
+        if ended != "completed":
+            held = [handed for outcome in held for handed in self.not_completed(outcome, ended)]
+        opened = (i for i, o in enumerate(outcomes) if "item_id" in o or o["kind"] == "end")
+        first = next(opened, len(outcomes))  # the open calls' outcomes name their item
+        return [*outcomes[:first], *held, *outcomes[first:]]
+
+    def not_completed(self, outcome: dict[str, Any], ended: str | None) -> list[dict[str, Any]]:
+        """What a held outcome of a response that did not complete becomes: a call is refused."""
+        if outcome["kind"] != "tool.call":
+            return [outcome]
+        names = {"item_id": outcome["item_id"], "call_id": outcome["call_id"]}
+        message = "the response did not complete"
+        return [{"kind": "tool.error", **names, "code": "incomplete", "message": message}]
+
+
+class FailedResponseCallsRun(_HeldToTheEnd):
+    """Hands the calls of a response that failed or was cut off over as they were made."""
+
+    def not_completed(self, outcome: dict[str, Any], ended: str | None) -> list[dict[str, Any]]:
+        return [outcome]
+
+
+class FailedResponseCallsDropped(_HeldToTheEnd):
+    """Drops the calls of a response that did not complete, saying nothing of them."""
+
+    def not_completed(self, outcome: dict[str, Any], ended: str | None) -> list[dict[str, Any]]:
+        return [] if outcome["kind"] == "tool.call" else [outcome]
+
+
+class ClosedResponseCallsRun(_HeldToTheEnd):
+    """Refuses the calls of response.failed and response.incomplete, and hands those of a stream
+    closed without a terminal event over, as if it had completed."""
+
+    def not_completed(self, outcome: dict[str, Any], ended: str | None) -> list[dict[str, Any]]:
+        return [outcome] if ended is None else super().not_completed(outcome, ended)
+
+
+# The `error` codes of a producer's faults, where `producer_fault: ends_stream` stops.
+_FAULT_CODES = frozenset(schema(OUTCOME + "#/$defs/fault_code")["enum"])
+
+
+class _StopsAtTheFault(_LibraryDesign):
+    """The independent router behind `producer_fault: ends_stream`: at the first error that reports a
+    fault of the producer the stream ends; nothing after it is read (CORE-FAULT-1, -2)."""
+
+    options: ClassVar[Mapping[str, str]] = {"producer_fault": "ends_stream"}
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.stopped = False
+        self.ended_before = False  # a terminal event was routed before the fault
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        if self.stopped:
+            return self.after_the_fault(event)
+        outcomes = super().feed(event)
+        for index, outcome in enumerate(outcomes):
+            if outcome["kind"] == "error" and self.is_fault(outcome["code"]):
+                self.stopped = True
+                return self.at_the_fault(outcomes, index)
+            self.ended_before |= outcome["kind"] == "lifecycle" and outcome["event"] in _ENDED
+        return outcomes
+
+    def close(self) -> list[dict[str, Any]]:
+        outcomes = super().close()
+        if self.stopped and outcomes and outcomes[-1]["kind"] == "end":
+            outcomes[-1] = {**outcomes[-1], "status": self.end_status(outcomes[-1]["status"])}
+        return outcomes
+
+    def is_fault(self, code: str) -> bool:
+        return code in _FAULT_CODES
+
+    def at_the_fault(self, outcomes: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+        return outcomes[: index + 1]  # the error is the event's last outcome
+
+    def after_the_fault(self, event: Any) -> list[dict[str, Any]]:
+        return []
+
+    def end_status(self, status: str) -> str:
+        return status if self.ended_before else "failed"
+
+
+class FaultEventRoutedOn(_StopsAtTheFault):
+    """Stops after the event of the fault, not at its error: what that event made after the error
+    (a call whose done item disagreed, say) is handed over."""
+
+    def at_the_fault(self, outcomes: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+        return outcomes
+
+
+class FaultStopsAnEventLate(_StopsAtTheFault):
+    """Stops at the event after the fault: the next event is still routed."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.one_more = True
+
+    def after_the_fault(self, event: Any) -> list[dict[str, Any]]:
+        routed, self.one_more = self.one_more, False
+        return self.handed_over(self.router.feed(event)) if routed else []
+
+
+class FaultOnlyWhenMalformed(_StopsAtTheFault):
+    """Takes only a malformed event for a fault, as a client whose decoder raises at bad JSON; an
+    unknown item, a duplicate or a late delta is routed past."""
+
+    def is_fault(self, code: str) -> bool:
+        return code == "malformed_event"
+
+
+class FaultEndsAsTheRouterSays(_StopsAtTheFault):
+    """Ends a stream stopped at its fault with the status the router gives its close, `truncated`."""
+
+    def end_status(self, status: str) -> str:
+        return status
+
+
+class FaultEndsFailedAfterTheTerminal(_StopsAtTheFault):
+    """Ends a stream stopped at its fault as failed, though its response had ended before the fault."""
+
+    def end_status(self, status: str) -> str:
+        return "failed"
+
+
+class FaultEndedAtTheFault(_StopsAtTheFault):
+    """Produces the stream's end with the error of its fault, not at close."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.ended = False
+
+    def at_the_fault(self, outcomes: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+        self.ended = True
+        return [*outcomes[: index + 1], *super().close()]
+
+    def close(self) -> list[dict[str, Any]]:
+        return [] if self.ended else super().close()
 
 
 class _ResponseIdsRewritten(_LibraryDesign):
@@ -1868,6 +2038,15 @@ MUTANTS: list[Mutant] = [
     mutant(JsonTextDuplicateHandedOver, "core.json-text-duplicate-handed-over", "CORE-JSON-2"),
     mutant(EndsStreamEndAtError, "core.ends-stream-end-at-error", "CORE-ERR-3"),
     mutant(EndsStreamAtMalformedError, "core.ends-stream-at-malformed-error", "CORE-ERR-3"),
+    mutant(FailedResponseCallsRun, "core.failed-response-calls-run", "CORE-POINT-2"),
+    mutant(FailedResponseCallsDropped, "core.failed-response-calls-dropped", "CORE-POINT-2"),
+    mutant(ClosedResponseCallsRun, "core.closed-response-calls-run", "CORE-POINT-2"),
+    mutant(FaultEventRoutedOn, "core.fault-event-routed-on", "CORE-FAULT-1"),
+    mutant(FaultStopsAnEventLate, "core.fault-stops-an-event-late", "CORE-FAULT-1"),
+    mutant(FaultOnlyWhenMalformed, "core.fault-only-when-malformed", "CORE-FAULT-1"),
+    mutant(FaultEndsAsTheRouterSays, "core.fault-ends-as-the-router-says", "CORE-FAULT-2"),
+    mutant(FaultEndsFailedAfterTheTerminal, "core.fault-ends-failed-after-the-terminal", "CORE-FAULT-2"),
+    mutant(FaultEndedAtTheFault, "core.fault-ended-at-the-fault", "CORE-FAULT-2"),
     mutant(ResponseIdsRewrittenToOne, "core.response-ids-rewritten-to-one", "CORE-LIFE-7"),
     mutant(ResponseIdRewrittenAtTheEnd, "core.response-id-rewritten-at-the-end", "CORE-LIFE-7"),
     # read around the router
