@@ -1651,12 +1651,12 @@ MUTANTS: list[Mutant] = [
     _mutant(
         Fault.IDENTITY_CHANGE_SILENT,
         "CORE-CALL-17",
-        "keeps the announced call_id and name when the done item states others, without a word",
+        "keeps the announced call_id when the done item states another, without a word",
     ),
     _mutant(
         Fault.IDENTITY_CHANGE_REFUSES_CALL,
         "CORE-CALL-17",
-        "reports a done item that states another call_id or name, and refuses the call",
+        "refuses a call whose done item states another call_id than its announcement, as another call",
     ),
     _mutant(
         Fault.MISSING_ARGUMENTS_EMPTY_OBJECT,

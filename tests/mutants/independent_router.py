@@ -1490,10 +1490,7 @@ class IndependentRouter:
             else ("incomplete",)
         )
         incomplete = stated["status"] in refusing and not self.has(Fault.IGNORE_ITEM_STATUS)
-        changed = any(
-            stated[name] is not None and getattr(item, name) not in (None, stated[name])
-            for name in ("call_id", "name")
-        )  # IDENTITY_CHANGE_REFUSES_CALL: what it reads as another call
+        restated = stated["call_id"] is not None and item.call_id not in (None, stated["call_id"])
         outcomes, contradicted = self._identity(item, call, stated)
         text, stated_text = call.done_text, stated.get(TEXT_FIELD.get(item.type, "arguments"))
         if stated_text == "" and self.has(Fault.EMPTY_DONE_ITEM_TEXT_ABSENT):
@@ -1535,7 +1532,7 @@ class IndependentRouter:
             return outcomes + self._produce(item, text)  # refused for its text, not its status
         if incomplete:  # CORE-CALL-5
             return outcomes + self._tool_error(item, "incomplete", "the done item's status is incomplete")
-        if changed and self.has(Fault.IDENTITY_CHANGE_REFUSES_CALL):
+        if restated and self.has(Fault.IDENTITY_CHANGE_REFUSES_CALL):
             return outcomes + self._tool_error(item, "incomplete", "the done item states another call")
         if self.has(Fault.CALL_BEFORE_MISMATCH):
             return self._produce(item, text) + outcomes
