@@ -1419,7 +1419,8 @@ MUTANTS: list[Mutant] = [
     _mutant(
         Fault.EVENT_CALL_ID_ADOPTED,
         "CORE-ITEM-12",
-        "follows item_id, and takes the call_id the event states for its call's",
+        "at arguments_done, follows item_id, and makes the call with the call_id the event states",
+        "arguments_done",
     ),
     _mutant(
         Fault.CALL_ID_CHECKED_ONLY_FOR_LOOKUP,
@@ -1595,7 +1596,7 @@ MUTANTS: list[Mutant] = [
     ),
     _mutant(
         Fault.CALL_AT_BOTH_POINTS,
-        "CORE-CALL-1",
+        "CORE-CALL-1 CORE-CALL-2",
         "produces the call at its arguments .done and again at its done item",
     ),
     _mutant(
@@ -1966,8 +1967,8 @@ MUTANTS: list[Mutant] = [
     ),
     _mutant(
         Fault.CALL_DEFERRED_TO_NEXT_EVENT,
-        "CORE-OUT-2",
-        "queues each tool.call and hands it over with the next event's outcomes",
+        "CORE-OUT-2 CORE-CALL-2 CORE-CALLTYPE-1",
+        "queues each tool.call and hands it over with the next event's outcomes, not at its done item",
     ),
     _mutant(
         Fault.ERRORS_DEFERRED_TO_CLOSE, "CORE-OUT-2", "collects its own errors and reports them all at close"

@@ -1030,8 +1030,8 @@ class MismatchReportedAgainAtFinish(CustomTools):
             self._seen[item.id] = self._seen.get(item.id, "") + delta
         return super()._consume(item, event, delta)
 
-    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
-        outcomes, rejection = super()._finish(slot, complete)
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        outcomes, rejection = super()._finish(slot, complete, call_id)
         seen = self._seen.get(slot.item.id)
         if seen is not None and seen != complete:
             outcomes.insert(0, error_outcome("done_mismatch", "the input the consumer saw differs"))
@@ -1049,15 +1049,15 @@ class FinishWithDeltas(CustomTools):
         self._streamed[item.id] = self._streamed.get(item.id, "") + delta
         return super()._consume(item, event, delta)
 
-    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
-        return super()._finish(slot, self._streamed.get(slot.item.id, complete))
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        return super()._finish(slot, self._streamed.get(slot.item.id, complete), call_id)
 
 
 class FinishWithInputDoneOnly(FinishesWithFirstSource):
     """Gives the consumer's finish the input .done's text, or nothing when the call had none."""
 
-    def _finish(self, slot: Slot, complete: str) -> tuple[list[Outcome], str | None]:
-        return CustomTools._finish(self, slot, self._first.get(slot.item.id, ""))
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        return CustomTools._finish(self, slot, self._first.get(slot.item.id, ""), call_id)
 
     def _complete_arguments(self, item: Item, complete: str, what: str) -> list[Outcome]:
         if what.startswith("response.custom_tool_call_input.done"):

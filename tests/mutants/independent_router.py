@@ -1059,7 +1059,10 @@ class IndependentRouter:
         ):
             return self._ignored(event, kind)
         fields, required = _FIELDS[kind]
-        required = (*required, *self._also_required(kind))
+        extra = self._also_required(kind)
+        if "logprobs" in extra:  # LOGPROBS_REQUIRED reads it, as the list the SDK types say it is
+            fields = (*fields, ("logprobs", "array"))
+        required = (*required, *extra)
         if kind in _APPLIES_TO and self.has(Fault.RESOLVE_ITEM_BEFORE_FIELDS):
             identity = [(name, shape) for name, shape in fields if name in _IDENTITY]
             self._resolve_item(kind, self._read(event, identity, (), ""))  # looked up, then read
