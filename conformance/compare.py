@@ -116,8 +116,11 @@ def to_shown(
 _AT = frozenset({"at"})  # an expected outcome's event, which is no field of the outcome
 
 
-def _event_type(event: Any) -> Any:
-    return event.get("type") if isinstance(event, dict) else None
+def _event_type(event: Any) -> str | None:
+    """An event's type, None for one whose `type` is no string (an array or an object is
+    malformed, CORE-EVT-9, and no set of types holds it)."""
+    kind = event.get("type") if isinstance(event, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 class ItemNames:
@@ -130,7 +133,9 @@ class ItemNames:
         self.names: list[str | None] = []
         announced: set[str] = set()
         at_index: dict[int, str] = {}
-        with_call_id: dict[str, str] = {}
+        with_call_id: dict[str, str] = {}  # the first item stating each call id
+        latest_with_call_id: dict[str, str] = {}  # the item announced last with it (CORE-ITEM-8)
+        call_id_of: dict[str, str] = {}
         for event in events:
             name = None
             if isinstance(event, dict):
@@ -147,15 +152,19 @@ class ItemNames:
                 elif isinstance(stated, str):
                     name = at_index.get(index, stated) if index is not None else stated
                 elif isinstance(call_id, str) and _event_type(event) in CUSTOM_INPUT_EVENTS:
-                    name = with_call_id.get(call_id)
+                    name = latest_with_call_id.get(call_id)
                 elif index is not None:
                     name = at_index.get(index)
                 if _event_type(event) in ITEM_EVENTS and isinstance(item, dict) and name is not None:
                     if name not in announced:  # announced now (CORE-ITEM-1, CORE-ITEM-6)
                         announced.add(name)
                         at_index[len(announced) - 1 if index is None else index] = name
-                    if isinstance(item.get("call_id"), str):
-                        with_call_id.setdefault(item["call_id"], name)
+                    stated_call_id = item.get("call_id")
+                    if isinstance(stated_call_id, str):
+                        with_call_id.setdefault(stated_call_id, name)
+                        if call_id_of.get(name) != stated_call_id:  # announced, or restated
+                            latest_with_call_id[stated_call_id] = name
+                            call_id_of[name] = stated_call_id
             self.names.append(name)
         self.with_call_id = with_call_id
 
@@ -390,6 +399,26 @@ def made_before_a_later_fault(
     )
     found = next(later, None)
     return None if found is None else str(found["item_id"])
+
+
+def stopped_with_its_close(
+    expected: Sequence[dict[str, Any]], end_status: str | None, actual: Sequence[Produced]
+) -> list[dict[str, Any]]:
+    """The stopped expectation with what its close may produce (CORE-FAULT-2), for reading the
+    differences of a failing comparison (spec/attribution.md section 1.1): the `tool.error`s and
+    `error` `call_retracted`s produced at close, then `end` with `end_status`. Without them a
+    correct close would read as outcomes produced that the vector does not expect."""
+    closing = [
+        {**entry.outcome, "at": "close"}
+        for entry in actual
+        if entry.at == "close"
+        and (
+            entry.outcome.get("kind") == "tool.error"
+            or (entry.outcome.get("kind") == "error" and entry.outcome.get("code") == "call_retracted")
+        )
+    ]
+    end = [] if end_status is None else [{"at": "close", "kind": "end", "status": end_status}]
+    return [*expected, *closing, *end]
 
 
 def compare_stopped(

@@ -228,6 +228,33 @@ def _after(pattern: str, difference: Difference, context: Context) -> bool:
     return any(fnmatch.fnmatchcase(event_type(event) or "", pattern) for event in before)
 
 
+def _after_sent(pattern: str, difference: Difference, context: Context) -> bool:
+    """A `send` step whose message's type matches `pattern` (a glob) came before the difference's
+    event: a session's client message (an injection, `response.inject`, say)."""
+    return any(
+        fnmatch.fnmatchcase(str(message.get("type")), pattern)
+        for message in _sent_before(difference, context)
+    )
+
+
+def _after_a_warm_up(difference: Difference, context: Context) -> bool:
+    """A `response.create` with `generate: false` was sent before the difference's event (SESSION-TURN-7)."""
+    return any(
+        message.get("type") == "response.create" and message.get("generate") is False
+        for message in _sent_before(difference, context)
+    )
+
+
+def _sent_before(difference: Difference, context: Context) -> list[Mapping[str, Any]]:
+    """The messages of the `send` steps before the difference's event."""
+    at: Any = at_of(difference)
+    if context.events is None or at is None:
+        return []
+    before = context.events if at == "close" else context.events[:at]
+    steps = (event for event in before if isinstance(event, dict) and event.get("control") == "send")
+    return [step["message"] for step in steps if isinstance(step.get("message"), dict)]
+
+
 def _after_expected(pattern: str, difference: Difference, context: Context) -> bool:
     """The vector expects an outcome matching `pattern`, of the difference's item or of none, at
     the difference's event or an earlier one."""
@@ -258,6 +285,7 @@ _PREFIXED: tuple[tuple[str, Callable[[str, Difference, Context], bool]], ...] = 
     ("option ", _option),
     ("profile ", lambda name, d, c: c.profile == name),
     ("after expected ", _after_expected),
+    ("after sent ", _after_sent),
     ("after ", _after),
     ("event produced ", _event_produced),
     ("produced at ", _produced_at),
@@ -347,6 +375,20 @@ def _announced(difference: Difference, context: Context) -> bool:
         return True
     items = (e.get("item") for e in context.events if isinstance(e, dict))
     return any(isinstance(i, dict) and i.get("id") == item_of(difference) for i in items)
+
+
+def _restates_call_id(difference: Difference, context: Context) -> bool:
+    """The `item`s of the difference's item state two call ids: its done item restates the call id
+    its announcement gave (CORE-CALL-17)."""
+    if context.events is None:
+        return False
+    items = (e.get("item") for e in context.events if isinstance(e, dict))
+    stated = {
+        i["call_id"]
+        for i in items
+        if isinstance(i, dict) and i.get("id") == item_of(difference) and isinstance(i.get("call_id"), str)
+    }
+    return len(stated) > 1
 
 
 def _unrouted(difference: Difference, context: Context) -> bool:
@@ -463,6 +505,8 @@ _NAMED: dict[str, Callable[[Difference, Context], bool]] = {
     "produced within the throttle": _within_the_throttle,
     "produced repeats": _repeats,
     "item announced": _announced,
+    "item restates call_id": _restates_call_id,
+    "after a warm-up": _after_a_warm_up,
     "item unrouted": _unrouted,
     "item unpreviewed": _unpreviewed,
     "item previewed before": _previewed_before,

@@ -31,6 +31,7 @@ from .compare import (
     first_fault,
     made_before_a_later_fault,
     stopped_expectation,
+    stopped_with_its_close,
     to_canonical_point,
     to_expected_response_ids,
     to_parsed_arguments,
@@ -303,6 +304,8 @@ def _check(
     message = f"outcome {mismatch.index}: {mismatch.reason}"
     kinds = vector.compare
     actual = compared(produced, kinds)
+    if fault is not None:
+        expected = stopped_with_its_close(expected, end_status, actual)
     pairs = pair_outcomes(expected, actual)
     comparison = {
         "reason": message,

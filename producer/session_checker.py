@@ -40,7 +40,8 @@ def _session_mark(entry: Any) -> bool:
         return False
     if is_step(entry):
         return entry["control"] in SESSION_STEPS
-    return "stream_id" in entry or entry.get("type") in _CONNECTION_EVENTS
+    kind = entry.get("type")
+    return "stream_id" in entry or (isinstance(kind, str) and kind in _CONNECTION_EVENTS)
 
 
 # The events of the connection, not of a response (spec/session.md section 9.1).

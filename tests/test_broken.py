@@ -126,6 +126,7 @@ def _watch_consumers(vector: Vector) -> tuple[bool, bool]:
     foreign = differs = False
     for event, outcomes in zip(vector.events, _reference_by_event(vector), strict=False):  # close() last
         event_type = event.get("type") if isinstance(event, dict) else None
+        event_type = event_type if isinstance(event_type, str) else None  # a malformed event's is any JSON
         if event_type == "response.output_item.added" and not any(o["kind"] == "error" for o in outcomes):
             item = event["item"]
             if item["type"] == "custom_tool_call":

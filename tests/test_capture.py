@@ -21,7 +21,7 @@ from streamroute.conformance.cli import main
 from streamroute.conformance.requirements import read_requirements
 from streamroute.conformance.schemas import EVENT, SPEC_DIR, schema
 from streamroute.producer import checker
-from streamroute.producer.checker import EVENTS, Format, check_capture, read_jsonl, read_sse
+from streamroute.producer.checker import EVENTS, Format, check_capture, check_events, read_jsonl, read_sse
 from streamroute.reference import EVENT_TYPES
 from streamroute.reference.sse import MAX_EVENT_BYTES, Decoder
 
@@ -173,6 +173,13 @@ def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 @given(st.lists(st.recursive(st.none() | st.booleans() | st.floats() | st.text(max_size=4), _containers)))
 def test_any_json_values_give_violations_never_an_exception(values: list[Any]) -> None:
     check_capture("".join(json.dumps(value) + "\n" for value in values).encode(), "jsonl")
+
+
+def test_events_whose_type_is_an_array_or_an_object_give_violations_never_an_exception() -> None:
+    """A vector's events are checked as they are (`streamroute lint`), before any decoding that
+    would have made them strings."""
+    events = [{"type": ["response.created"], "sequence_number": 0}, {"type": {"name": "error"}}]
+    assert "PROD-EVT-2" in {violation.requirement for violation in check_events(events)}
 
 
 def test_an_event_past_the_sse_limit_is_reported_unread(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,6 +15,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from streamroute.conformance.schemas import OUTCOME, schema
+
 from . import Mutant, mutant
 from .independent_router import Fault, IndependentAdapter
 
@@ -363,6 +365,380 @@ class ResponseIdPerEvent(_LibraryDesign):
             self.issued += 1
             return {**outcome, "response_id": f"resp_gateway{self.issued}"}
         return outcome
+
+
+class JsonTextFromArgumentsDone(_LibraryDesign):
+    """Hands over, as a call's JSON text, the text of its arguments .done, the first complete one."""
+
+    options: ClassVar[Mapping[str, str]] = {"call_arguments": "json_text"}
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.stated: dict[str, str] = {}  # each call's arguments .done text, by item id
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        if event_type(event) == "response.function_call_arguments.done" and isinstance(
+            event.get("arguments"), str
+        ):
+            self.stated.setdefault(str(event.get("item_id")), event["arguments"])
+        return super().feed(event)
+
+    def hand_over(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        text = self.stated.get(outcome.get("item_id", ""))
+        if outcome["kind"] == "tool.call" and outcome["tool_type"] == "function" and text is not None:
+            return {**outcome, "arguments": text}
+        return super().hand_over(outcome)
+
+
+class JsonTextEncodedTwice(_LibraryDesign):
+    """Hands over a call's JSON text encoded once more, as a JSON string holding it."""
+
+    options: ClassVar[Mapping[str, str]] = {"call_arguments": "json_text"}
+
+    def hand_over(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        outcome = super().hand_over(outcome)
+        if outcome["kind"] == "tool.call" and outcome["tool_type"] == "function":
+            return {**outcome, "arguments": json.dumps(outcome["arguments"])}
+        return outcome
+
+
+class _JsonTextRefusedHandedOver(_LibraryDesign):
+    """Hands a call refused with one code over as a tool.call with the text its done item states."""
+
+    options: ClassVar[Mapping[str, str]] = {"call_arguments": "json_text"}
+    code: ClassVar[str] = ""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.done: dict[str, dict[str, Any]] = {}  # each call's done item, by item id
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        item = event.get("item") if event_type(event) == "response.output_item.done" else None
+        if isinstance(item, dict) and item.get("type") == "function_call":
+            self.done[str(item.get("id"))] = item
+        return super().feed(event)
+
+    def hand_over(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        item = self.done.get(outcome.get("item_id", ""), {})
+        text, name = item.get("arguments"), item.get("name")
+        if (
+            outcome["kind"] == "tool.error"
+            and outcome["code"] == self.code
+            and isinstance(text, str)
+            and name
+        ):
+            names = {"item_id": outcome["item_id"], "call_id": item.get("call_id"), "name": name}
+            return {"kind": "tool.call", **names, "tool_type": "function", "arguments": text}
+        return super().hand_over(outcome)
+
+
+class JsonTextIncompleteHandedOver(_JsonTextRefusedHandedOver):
+    """Hands a call whose done item is incomplete over as a tool.call with the text it states."""
+
+    code = "incomplete"
+
+
+class JsonTextDuplicateHandedOver(_JsonTextRefusedHandedOver):
+    """Hands a call whose call_id was called before over as a tool.call, a second one with that id."""
+
+    code = "duplicate_call_id"
+
+
+class _EndsStream(_LibraryDesign):
+    """The independent router under `error_event: ends_stream`: nothing after a routed error event is read."""
+
+    options: ClassVar[Mapping[str, str]] = {"error_event": "ends_stream"}
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.stopped = False
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        if self.stopped:
+            return []
+        outcomes = super().feed(event)
+        self.stopped = event_type(event) == "error" and self.ends(outcomes)
+        return outcomes
+
+    def ends(self, outcomes: list[dict[str, Any]]) -> bool:
+        """Whether the error event was routed: its one outcome is the producer's error."""
+        return [o.get("code") for o in outcomes] not in (["malformed_event"], ["event_after_terminal"])
+
+
+class EndsStreamEndAtError(_EndsStream):
+    """Declares that an error event ends the stream, and produces the end there, not at close."""
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        return outcomes + self.router.close() if self.stopped and outcomes else outcomes
+
+
+class EndsStreamAtMalformedError(_EndsStream):
+    """Declares that an error event ends the stream, and ends it at a malformed error event too."""
+
+    def ends(self, outcomes: list[dict[str, Any]]) -> bool:
+        return [o.get("code") for o in outcomes] != ["event_after_terminal"]
+
+
+_RESOLVING = ("tool.call", "tool.error")  # a call's one outcome (CORE-CALL-1)
+_ENDED = ("completed", "failed", "incomplete")  # the lifecycles of a terminal event
+
+
+class _HeldToTheEnd(_LibraryDesign):
+    """The independent router behind `tool_call_point: response_done`: each call's one outcome,
+    made at its done item, waits for the end of the response (CORE-POINT-1, -2)."""
+
+    options: ClassVar[Mapping[str, str]] = {"tool_call_point": "response_done"}
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.held: list[dict[str, Any]] | None = []  # None once the response has ended
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        if self.held is not None and event_type(event) == "response.output_item.done":
+            self.held += [o for o in outcomes if o["kind"] in _RESOLVING]
+            return [o for o in outcomes if o["kind"] not in _RESOLVING]
+        ended = [o["event"] for o in outcomes if o["kind"] == "lifecycle" and o["event"] in _ENDED]
+        return self.at_the_end(outcomes, ended[0]) if ended else outcomes
+
+    def close(self) -> list[dict[str, Any]]:
+        return self.at_the_end(super().close(), None)
+
+    def at_the_end(self, outcomes: list[dict[str, Any]], ended: str | None) -> list[dict[str, Any]]:
+        """The held outcomes after the terminal event's lifecycle and error, before the outcomes
+        of the calls still open; `ended` is the terminal lifecycle, None at a close without one."""
+        held, self.held = self.held or [], None
+        if ended != "completed":
+            held = [handed for outcome in held for handed in self.not_completed(outcome, ended)]
+        opened = (i for i, o in enumerate(outcomes) if "item_id" in o or o["kind"] == "end")
+        first = next(opened, len(outcomes))  # the open calls' outcomes name their item
+        return [*outcomes[:first], *held, *outcomes[first:]]
+
+    def not_completed(self, outcome: dict[str, Any], ended: str | None) -> list[dict[str, Any]]:
+        """What a held outcome of a response that did not complete becomes: a call is refused."""
+        if outcome["kind"] != "tool.call":
+            return [outcome]
+        names = {"item_id": outcome["item_id"], "call_id": outcome["call_id"]}
+        message = "the response did not complete"
+        return [{"kind": "tool.error", **names, "code": "incomplete", "message": message}]
+
+
+class FailedResponseCallsRun(_HeldToTheEnd):
+    """Hands the calls of a response that failed or was cut off over as they were made."""
+
+    def not_completed(self, outcome: dict[str, Any], ended: str | None) -> list[dict[str, Any]]:
+        return [outcome]
+
+
+class FailedResponseCallsDropped(_HeldToTheEnd):
+    """Drops the calls of a response that did not complete, saying nothing of them."""
+
+    def not_completed(self, outcome: dict[str, Any], ended: str | None) -> list[dict[str, Any]]:
+        return [] if outcome["kind"] == "tool.call" else [outcome]
+
+
+class ClosedResponseCallsRun(_HeldToTheEnd):
+    """Refuses the calls of response.failed and response.incomplete, and hands those of a stream
+    closed without a terminal event over, as if it had completed."""
+
+    def not_completed(self, outcome: dict[str, Any], ended: str | None) -> list[dict[str, Any]]:
+        return [outcome] if ended is None else super().not_completed(outcome, ended)
+
+
+# The `error` codes of a producer's faults, where `producer_fault: ends_stream` stops.
+_FAULT_CODES = frozenset(schema(OUTCOME + "#/$defs/fault_code")["enum"])
+
+
+class _StopsAtTheFault(_LibraryDesign):
+    """The independent router behind `producer_fault: ends_stream`: at the first error that reports a
+    fault of the producer the stream ends; nothing after it is read (CORE-FAULT-1, -2)."""
+
+    options: ClassVar[Mapping[str, str]] = {"producer_fault": "ends_stream"}
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.stopped = False
+        self.ended_before = False  # a terminal event was routed before the fault
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        if self.stopped:
+            return self.after_the_fault(event)
+        outcomes = super().feed(event)
+        for index, outcome in enumerate(outcomes):
+            if outcome["kind"] == "error" and self.is_fault(outcome["code"]):
+                self.stopped = True
+                return self.at_the_fault(outcomes, index)
+            self.ended_before |= outcome["kind"] == "lifecycle" and outcome["event"] in _ENDED
+        return outcomes
+
+    def close(self) -> list[dict[str, Any]]:
+        outcomes = super().close()
+        if self.stopped and outcomes and outcomes[-1]["kind"] == "end":
+            outcomes[-1] = {**outcomes[-1], "status": self.end_status(outcomes[-1]["status"])}
+        return outcomes
+
+    def is_fault(self, code: str) -> bool:
+        return code in _FAULT_CODES
+
+    def at_the_fault(self, outcomes: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+        return outcomes[: index + 1]  # the error is the event's last outcome
+
+    def after_the_fault(self, event: Any) -> list[dict[str, Any]]:
+        return []
+
+    def end_status(self, status: str) -> str:
+        return status if self.ended_before else "failed"
+
+
+class FaultEventRoutedOn(_StopsAtTheFault):
+    """Stops after the event of the fault, not at its error: what that event made after the error
+    (a call whose done item disagreed, say) is handed over."""
+
+    def at_the_fault(self, outcomes: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+        return outcomes
+
+
+class FaultStopsAnEventLate(_StopsAtTheFault):
+    """Stops at the event after the fault: the next event is still routed."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.one_more = True
+
+    def after_the_fault(self, event: Any) -> list[dict[str, Any]]:
+        routed, self.one_more = self.one_more, False
+        return self.handed_over(self.router.feed(event)) if routed else []
+
+
+class FaultOnlyWhenMalformed(_StopsAtTheFault):
+    """Takes only a malformed event for a fault, as a client whose decoder raises at bad JSON; an
+    unknown item, a duplicate or a late delta is routed past."""
+
+    def is_fault(self, code: str) -> bool:
+        return code == "malformed_event"
+
+
+class FaultEndsAsTheRouterSays(_StopsAtTheFault):
+    """Ends a stream stopped at its fault with the status the router gives its close, `truncated`."""
+
+    def end_status(self, status: str) -> str:
+        return status
+
+
+class FaultEndsFailedAfterTheTerminal(_StopsAtTheFault):
+    """Ends a stream stopped at its fault as failed, though its response had ended before the fault."""
+
+    def end_status(self, status: str) -> str:
+        return "failed"
+
+
+class FaultEndedAtTheFault(_StopsAtTheFault):
+    """Produces the stream's end with the error of its fault, not at close."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.ended = False
+
+    def at_the_fault(self, outcomes: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+        self.ended = True
+        return [*outcomes[: index + 1], *super().close()]
+
+    def close(self) -> list[dict[str, Any]]:
+        return [] if self.ended else super().close()
+
+
+class _ResponseIdsRewritten(_LibraryDesign):
+    """The independent router behind `response_id: rewritten`: a gateway id for each producer id."""
+
+    options: ClassVar[Mapping[str, str]] = {"response_id": "rewritten"}
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.issued: dict[str, str] = {}  # producer id -> gateway id
+
+    def hand_over(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        if outcome["kind"] == "lifecycle" and outcome["response_id"] is not None and self.rewrites(outcome):
+            stated = outcome["response_id"]
+            return {**outcome, "response_id": self.issued.setdefault(stated, self.gateway_id(stated))}
+        return outcome
+
+    def rewrites(self, outcome: dict[str, Any]) -> bool:
+        return True
+
+    def gateway_id(self, stated: str) -> str:
+        return f"resp_gateway{len(self.issued) + 1}"
+
+
+class ResponseIdsRewrittenToOne(_ResponseIdsRewritten):
+    """Hands over one response id of its own for every producer id, as a gateway keyed by its route."""
+
+    def gateway_id(self, stated: str) -> str:
+        return "resp_gateway"
+
+
+class ResponseIdRewrittenAtTheEnd(_ResponseIdsRewritten):
+    """Rewrites the response id of the terminal event only, the response it stores; others pass as sent."""
+
+    def rewrites(self, outcome: dict[str, Any]) -> bool:
+        return outcome["event"] in ("completed", "failed", "incomplete")
+
+
+class _CorrelatedByOutputIndex(_LibraryDesign):
+    """The independent router behind `item_correlation: output_index`: an item event whose item_id
+    names no announced item goes to the item announced at its output_index."""
+
+    options: ClassVar[Mapping[str, str]] = {"item_correlation": "output_index"}
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(tools)
+        self.at_index: dict[int, str] = {}  # output index -> the id of the item announced there
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        kind, index = event_type(event), event.get("output_index") if isinstance(event, dict) else None
+        if (
+            kind == "response.output_item.added"
+            and isinstance(event.get("item"), dict)
+            and type(index) is int
+        ):
+            self.at_index[index] = str(event["item"].get("id"))
+        known = self.at_index.get(index) if type(index) is int else None
+        if known is not None and kind is not None:
+            event = self.correlated(event, known)
+        return super().feed(event)
+
+    def correlated(self, event: dict[str, Any], known: str) -> dict[str, Any]:
+        """The event as the item announced at its output index's (CORE-ITEM-10)."""
+        announced = set(self.announced)
+        item = event.get("item")
+        if event["type"] == "response.output_item.done" and isinstance(item, dict):
+            return event if item.get("id") in announced else {**event, "item": {**item, "id": known}}
+        stated = event.get("item_id")
+        if (
+            isinstance(stated, str)
+            and stated not in announced
+            and event["type"] != "response.output_item.added"
+        ):
+            return {**event, "item_id": known}
+        return event
+
+
+class CorrelationSkipsTheDoneItem(_CorrelatedByOutputIndex):
+    """Declares correlation by output index, and follows it for every item event but the done item."""
+
+    def correlated(self, event: dict[str, Any], known: str) -> dict[str, Any]:
+        return event if event["type"] == "response.output_item.done" else super().correlated(event, known)
+
+
+class CorrelationKeepsTheEventsItemId(_CorrelatedByOutputIndex):
+    """Routes an event by its output index, and hands its outcomes over under the item_id the event states."""
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        outcomes = super().feed(event)
+        stated = event.get("item_id") if isinstance(event, dict) else None
+        return [
+            {**o, "item_id": stated} if isinstance(stated, str) and "item_id" in o else o for o in outcomes
+        ]
 
 
 MUTANTS: list[Mutant] = [
@@ -835,6 +1211,819 @@ MUTANTS: list[Mutant] = [
         "CORE-LIMIT-3",
         "stops showing a text part's deltas once its buffer passes the limit",
     ),
+    # more shapes of the same requirements: each another mistake a router makes
+    _mutant(
+        Fault.ERROR_FROM_ERROR_MEMBER,
+        "CORE-EVT-1",
+        "an event of an unknown type that carries an `error` object is an error, as the SDKs' checks make it",
+    ),
+    _mutant(
+        Fault.ITEM_MEMBER_ROUTED,
+        "CORE-EVT-1",
+        "an event of an unknown type that carries an `item` is routed as that item's output_item.done",
+    ),
+    _mutant(
+        Fault.TYPE_LOOKED_UP_UNCHECKED,
+        "CORE-EVT-2",
+        "looks the type up in its routing table before checking it is a string: a list or an object raises",
+    ),
+    _mutant(
+        Fault.NESTED_MEMBER_READ_WITH_GET,
+        "CORE-EVT-2",
+        "reads `response` and `item` with .get, so one that is a string or an array raises",
+    ),
+    _mutant(
+        Fault.MALFORMED_AS_IGNORED,
+        "CORE-EVT-9",
+        "answers an event it cannot decode with ignored, as a decoder that falls back to an unknown variant",
+    ),
+    _mutant(
+        Fault.MISSING_FIELD_CODE,
+        "CORE-EVT-9",
+        "reports an event missing a required field with its own code, missing_field, not malformed_event",
+    ),
+    _mutant(
+        Fault.MALFORMED_ADDED_REGISTERS,
+        "CORE-EVT-10",
+        "registers an announced item before checking its fields: a malformed announcement stands",
+    ),
+    _mutant(
+        Fault.MALFORMED_TERMINAL_ENDS,
+        "CORE-EVT-10",
+        "fixes the end status at a terminal event before reading it: a malformed one ends the stream",
+    ),
+    _mutant(
+        Fault.UNKNOWN_TYPE_REFUSED,
+        "CORE-EVT-3",
+        "refuses an event of a type it does not know with an error, as a strict decoder does",
+    ),
+    _mutant(
+        Fault.UNKNOWN_TYPE_UNNAMED,
+        "CORE-EVT-3",
+        "records an unknown event under a catch-all variant that keeps no type: ignored `unknown`",
+    ),
+    _mutant(
+        Fault.VENDOR_TYPE_MALFORMED,
+        "CORE-EVT-4",
+        "takes a type with a vendor prefix for a malformed one: its name is no event type",
+    ),
+    _mutant(
+        Fault.VENDOR_PREFIX_DROPPED,
+        "CORE-EVT-4",
+        "reports a vendor event as ignored under the name after its prefix",
+    ),
+    _mutant(
+        Fault.CONTENT_PARTS_UNREPORTED,
+        "CORE-EVT-5",
+        "takes content_part.added and .done in to track parts, and reports neither",
+    ),
+    _mutant(
+        Fault.HOSTED_DELTAS_PREVIEWED,
+        "CORE-EVT-5",
+        "previews a hosted call's argument and code deltas as tool.arguments.delta",
+    ),
+    _mutant(
+        Fault.SEQUENCE_NUMBER_REQUIRED,
+        "CORE-EVT-6",
+        "decodes sequence_number as a required integer: an event without one is malformed",
+    ),
+    _mutant(
+        Fault.SEQUENCE_GAPS_REPORTED,
+        "CORE-EVT-6",
+        "reports a sequence number that does not follow the last one as an error",
+    ),
+    _mutant(
+        Fault.NULL_ITEM_ID_LOOKED_UP,
+        "CORE-EVT-7",
+        "looks an item up by an item_id that is null: unknown_item, not attributed by output_index",
+    ),
+    _mutant(
+        Fault.NULL_CALL_ID_STATED,
+        "CORE-EVT-7",
+        "takes a call_id, name or namespace stated null at added for stated: the done item's is a mismatch",
+    ),
+    _mutant(
+        Fault.LATE_BEFORE_FIELDS,
+        "CORE-EVT-8",
+        "refuses an event for a finished item as late or repeated before it checks the event's fields",
+    ),
+    _mutant(
+        Fault.DUPLICATE_BEFORE_FIELDS,
+        "CORE-EVT-8",
+        "refuses a repeated output_item.added or .done as a duplicate before it checks the item's fields",
+    ),
+    _mutant(
+        Fault.ITEMS_KEYED_BY_OUTPUT_INDEX,
+        "CORE-ITEM-1",
+        "keys items by output index: one announced at an index another item holds is refused as a duplicate",
+    ),
+    _mutant(
+        Fault.MISSING_OUTPUT_INDEX_IS_ZERO,
+        "CORE-ITEM-1",
+        "takes an announcement without output_index for index 0, not the number of items announced before",
+    ),
+    _mutant(
+        Fault.OUTPUT_INDEX_FIRST_ANNOUNCED,
+        "CORE-ITEM-2",
+        "attributes an event without item_id to the first item announced at its output_index, not the last",
+    ),
+    _mutant(
+        Fault.ITEM_ID_REQUIRED,
+        "CORE-ITEM-2",
+        "refuses an item event without item_id as malformed, even when its output_index names the item",
+    ),
+    _mutant(
+        Fault.UNKNOWN_ITEM_ROUTED_ANYWAY,
+        "CORE-ITEM-3",
+        "reports a delta naming an unknown item, and hands the delta over all the same",
+    ),
+    _mutant(Fault.UNKNOWN_ITEM_SILENT, "CORE-ITEM-3", "drops an event naming an unknown item without a word"),
+    _mutant(
+        Fault.DONE_TYPE_NOT_COMPARED,
+        "CORE-ITEM-4",
+        "routes an output_item.done whatever type it states for an announced item",
+    ),
+    _mutant(
+        Fault.TYPE_MISMATCH_SILENT, "CORE-ITEM-4", "drops an event of another item's type without a word"
+    ),
+    _mutant(
+        Fault.SECOND_ADDED_SILENT,
+        "CORE-ITEM-5",
+        "ignores a second output_item.added for an announced id without a word",
+    ),
+    _mutant(
+        Fault.SECOND_ADDED_RESETS,
+        "CORE-ITEM-5",
+        "reports a second output_item.added, and starts the item's text and arguments over",
+    ),
+    _mutant(
+        Fault.SECOND_DONE_LATE,
+        "CORE-ITEM-14",
+        "answers a second output_item.done with late_delta, as any event for a finished item",
+    ),
+    _mutant(
+        Fault.REPEATED_DONE_COMPARED,
+        "CORE-ITEM-14",
+        "takes a repeated output_item.done for an update, reporting only what it changes",
+    ),
+    _mutant(
+        Fault.DONE_WITHOUT_ADDED_CALLS_ONLY,
+        "CORE-ITEM-6",
+        "accepts a done item never announced only when it is a call; any other is unknown_item",
+    ),
+    _mutant(
+        Fault.DONE_WITHOUT_ADDED_LEFT_OPEN,
+        "CORE-ITEM-6",
+        "takes a done item never announced for its announcement only, so its call never completes",
+    ),
+    _mutant(
+        Fault.CONTENT_INDEX_REQUIRED,
+        "CORE-ITEM-7",
+        "refuses a text, refusal or reasoning event without content_index as malformed",
+    ),
+    _mutant(
+        Fault.OMITTED_OUTPUT_INDEX_FROM_COUNT,
+        "CORE-ITEM-15",
+        "reports an event without output_index at the index of the item announced last",
+    ),
+    _mutant(
+        Fault.OUTPUT_INDEX_REQUIRED,
+        "CORE-ITEM-15",
+        "refuses an item event that names its item_id but omits output_index as malformed",
+    ),
+    _mutant(
+        Fault.OUTPUT_INDEX_OVER_CALL_ID,
+        "CORE-ITEM-8",
+        "attributes a custom input event stating call_id and output_index by its position, not its call id",
+    ),
+    _mutant(
+        Fault.CALL_ID_FIRST_ANNOUNCED,
+        "CORE-ITEM-8",
+        "attributes a custom input event by call_id to the first item announced with it, not the most recent",
+    ),
+    _mutant(
+        Fault.NO_ID_CUSTOM_INPUT_UNKNOWN,
+        "CORE-ITEM-11",
+        "looks a custom input event that names no item up by a missing id: unknown_item, not malformed",
+    ),
+    _mutant(
+        Fault.NO_ID_CUSTOM_INPUT_IGNORED,
+        "CORE-ITEM-11",
+        "answers a custom input event that names no item with ignored, as a wire mapper that drops it",
+    ),
+    _mutant(
+        Fault.CONFLICTING_IDS_REFUSED,
+        "CORE-ITEM-12",
+        "refuses a custom input event whose item_id and call_id name two calls, instead of following item_id",
+    ),
+    _mutant(
+        Fault.EVENT_CALL_ID_ADOPTED,
+        "CORE-ITEM-12",
+        "at arguments_done, follows item_id, and makes the call with the call_id the event states",
+        "arguments_done",
+    ),
+    _mutant(
+        Fault.CALL_ID_CHECKED_ONLY_FOR_LOOKUP,
+        "CORE-ITEM-13",
+        "type-checks a custom input event's call_id only when it looks the item up by it",
+    ),
+    _mutant(
+        Fault.CALL_ID_STRINGIFIED,
+        "CORE-ITEM-13",
+        "reads a custom input event's call_id with str(), so a number is a call id",
+    ),
+    _mutant(
+        Fault.ITEM_CONTENT_CHECKED,
+        "CORE-ITEM-9",
+        "type-checks a message item's role and content too, so a wrong type there makes the event malformed",
+    ),
+    _mutant(
+        Fault.TEXT_DELTA_STRIPPED,
+        "CORE-TEXT-1",
+        "strips the whitespace around each text delta, so words run together",
+    ),
+    _mutant(
+        Fault.TEXT_ONLY_AT_DONE,
+        "CORE-TEXT-1",
+        "shows the answer at its output_text.done only, producing no text.delta",
+    ),
+    _mutant(Fault.TEXT_DONE_DROPPED, "CORE-TEXT-2", "takes output_text.done in and produces no text.done"),
+    _mutant(
+        Fault.TEXT_DONE_STRIPPED, "CORE-TEXT-2", "strips the whitespace around a part's text at its text.done"
+    ),
+    _mutant(
+        Fault.TEXT_MISMATCH_AFTER_DONE,
+        "CORE-TEXT-11",
+        "reports a text done_mismatch after the text.done, not before it",
+    ),
+    _mutant(
+        Fault.TEXT_MISMATCH_WITHOUT_DELTAS,
+        "CORE-TEXT-11",
+        "compares an output_text.done with its deltas even when none came, so a lone .done is a mismatch",
+    ),
+    _mutant(
+        Fault.REASONING_ALSO_TEXT,
+        "CORE-TEXT-3",
+        "shows reasoning deltas inline with the answer, as text.delta besides reasoning.delta",
+    ),
+    _mutant(
+        Fault.ARGUMENTS_ALSO_TEXT,
+        "CORE-TEXT-3",
+        "shows a function call's argument deltas as answer text besides their preview",
+    ),
+    _mutant(
+        Fault.REFUSAL_AS_ERROR,
+        "CORE-TEXT-4",
+        "raises a refusal delta to the application as an error, code refusal",
+    ),
+    _mutant(
+        Fault.REFUSAL_AT_ITEM_DONE,
+        "CORE-TEXT-4",
+        "gathers a message's refusal deltas and shows the refusal once, at the item's done",
+    ),
+    _mutant(
+        Fault.SUMMARY_AS_CONTENT_INDEX,
+        "CORE-TEXT-5",
+        "reports a reasoning summary delta with content_index, not summary_index",
+    ),
+    _mutant(
+        Fault.REASONING_TEXT_UNROUTED,
+        "CORE-TEXT-5",
+        "routes only reasoning summaries: response.reasoning_text.delta is ignored",
+    ),
+    _mutant(
+        Fault.LATE_TEXT_DELTA_REPORTED_AND_SHOWN,
+        "CORE-TEXT-6",
+        "reports a text delta after its part is done, and shows it all the same",
+    ),
+    _mutant(
+        Fault.SECOND_TEXT_DONE_SILENT,
+        "CORE-TEXT-7",
+        "ignores a second output_text.done of a part without a word",
+    ),
+    _mutant(
+        Fault.TEXT_DONE_AFTER_ITEM_DONE_ROUTED,
+        "CORE-TEXT-7",
+        "checks only the part: an output_text.done after its item's done is routed",
+    ),
+    _mutant(
+        Fault.COMPARES_RAW_STRINGS,
+        "CORE-TEXT-8",
+        "compares texts code unit by code unit: a lone surrogate is not the U+FFFD a decoder made of it",
+    ),
+    _mutant(
+        Fault.COMPARES_NORMALIZED,
+        "CORE-TEXT-8",
+        "compares texts after NFC normalization, so composed and decomposed accents are equal",
+    ),
+    _mutant(
+        Fault.LOGPROBS_REQUIRED,
+        "CORE-TEXT-10",
+        "decodes logprobs as a required field: a text event without it, or with null, is malformed",
+    ),
+    _mutant(
+        Fault.LOGPROBS_TOKENS_AS_TEXT,
+        "CORE-TEXT-10",
+        "builds a text delta from the tokens of its logprobs when it has them",
+    ),
+    _mutant(
+        Fault.ARGUMENTS_DELTA_ACCUMULATED,
+        "CORE-ARGS-1",
+        "hands over the arguments streamed so far at each delta, a snapshot, not the delta",
+    ),
+    _mutant(
+        Fault.CUSTOM_INPUT_NOT_PREVIEWED,
+        "CORE-ARGS-1",
+        "previews function arguments only: a custom call's input deltas produce nothing",
+    ),
+    _mutant(
+        Fault.BUFFER_BY_CALL_ID,
+        "CORE-ARGS-2",
+        "keys argument buffers by call_id, so parallel calls announced without one share a buffer",
+    ),
+    _mutant(
+        Fault.BUFFER_OF_CURRENT_CALL,
+        "CORE-ARGS-2",
+        "appends every argument delta to the call announced last, whatever item it names",
+    ),
+    _mutant(
+        Fault.EMPTY_DELTA_MALFORMED,
+        "CORE-ARGS-3",
+        "checks a required delta with `if not delta`, so an empty argument delta is malformed",
+    ),
+    _mutant(
+        Fault.EMPTY_DELTA_ENDS_ARGUMENTS,
+        "CORE-ARGS-3",
+        "takes an empty argument delta for the end of the arguments, so later deltas are late",
+    ),
+    _mutant(
+        Fault.LATE_ARGUMENTS_DELTA_SILENT,
+        "CORE-ARGS-4",
+        "drops a delta after the arguments are complete without a word",
+    ),
+    _mutant(
+        Fault.EMPTY_DONE_ITEM_TEXT_ABSENT,
+        "CORE-ARGS-5",
+        "takes a done item's empty arguments for none (`item.get(\"arguments\") or`): the .done's run",
+    ),
+    _mutant(
+        Fault.MISMATCH_COMPARED_AS_JSON,
+        "CORE-ARGS-6",
+        "compares the deltas with the complete arguments as parsed JSON, so a difference in spacing is none",
+    ),
+    _mutant(
+        Fault.MISMATCH_FOR_EACH_SOURCE,
+        "CORE-ARGS-6",
+        "compares every complete source with the deltas, so one disagreement is reported twice",
+    ),
+    _mutant(
+        Fault.CUSTOM_DONE_ITEM_NOT_COMPARED,
+        "CORE-ARGS-8",
+        "compares a function call's done item with its .done, but not a custom call's",
+    ),
+    _mutant(
+        Fault.DONE_ITEM_COMPARED_AS_JSON,
+        "CORE-ARGS-8",
+        "compares the done item with the .done as parsed JSON, and not at all when one does not parse",
+    ),
+    _mutant(
+        Fault.ARGUMENTS_DONE_AFTER_ITEM_DONE_ACCEPTED,
+        "CORE-ARGS-7",
+        "refuses only a second arguments .done, so one after the call's done item is taken silently",
+    ),
+    _mutant(
+        Fault.SECOND_ARGUMENTS_DONE_SILENT, "CORE-ARGS-7", "ignores a second arguments .done without a word"
+    ),
+    _mutant(
+        Fault.CALL_AT_BOTH_POINTS,
+        "CORE-CALL-1 CORE-CALL-2",
+        "produces the call at its arguments .done and again at its done item",
+    ),
+    _mutant(
+        Fault.VALIDATED_AT_ARGUMENTS_DONE,
+        "CORE-CALL-1",
+        "refuses arguments that do not parse at their .done, and still makes the call at the done item",
+    ),
+    _mutant(
+        Fault.FIRE_AT_ARGUMENTS_DONE,
+        "CORE-CALL-2",
+        "declares the canonical point and makes the call at its arguments .done",
+    ),
+    _mutant(
+        Fault.CALL_BEFORE_MISMATCH,
+        "CORE-CALL-2",
+        "produces the tool.call before the done_mismatch its done item causes",
+    ),
+    _mutant(
+        Fault.REPAIR_TRUNCATED_JSON,
+        "CORE-CALL-3",
+        "repairs arguments cut short by closing their strings and brackets, as partial-JSON parsers do",
+    ),
+    _mutant(
+        Fault.NON_OBJECT_IS_INVALID_JSON,
+        "CORE-CALL-15",
+        "refuses arguments that are not an object as invalid_json, as a decoder into a map does",
+    ),
+    _mutant(
+        Fault.DOUBLE_ENCODED_UNWRAPPED,
+        "CORE-CALL-15",
+        "decodes arguments that are a JSON string once more and runs the object inside",
+    ),
+    _mutant(
+        Fault.CUSTOM_INPUT_PARSED_WHEN_JSON,
+        "CORE-CALL-16",
+        "tries to parse a custom call's input as JSON and hands over what it parsed, written out again",
+    ),
+    _mutant(
+        Fault.CUSTOM_INPUT_UNQUOTED,
+        "CORE-CALL-16",
+        "takes a custom input that is a quoted JSON string for double-encoded and unquotes it",
+    ),
+    _mutant(
+        Fault.DONE_ITEM_FILLS_NOTHING,
+        "CORE-CALL-4",
+        "reads a call's call_id and name at its announcement only: the done item never fills them in",
+    ),
+    _mutant(
+        Fault.NAMESPACE_DROPPED,
+        "CORE-CALL-4",
+        "builds tool.call without namespace, as a type that lacks the field does",
+    ),
+    _mutant(
+        Fault.IDENTITY_CHANGE_SILENT,
+        "CORE-CALL-17",
+        "keeps the announced call_id when the done item states another, without a word",
+    ),
+    _mutant(
+        Fault.IDENTITY_CHANGE_REFUSES_CALL,
+        "CORE-CALL-17",
+        "refuses a call whose done item states another call_id than its announcement, as another call",
+    ),
+    _mutant(
+        Fault.MISSING_ARGUMENTS_EMPTY_OBJECT,
+        "CORE-CALL-5",
+        'runs a function call without a complete source with `arguments or "{}"`',
+    ),
+    _mutant(
+        Fault.INCOMPLETE_PARSED_FIRST,
+        "CORE-CALL-5",
+        "parses an incomplete call's arguments first, so cut-off JSON is invalid_json, not incomplete",
+    ),
+    _mutant(
+        Fault.OPEN_CALLS_BEFORE_LIFECYCLE,
+        "CORE-CALL-6",
+        "reports the calls still open at a terminal event before the event's lifecycle",
+    ),
+    _mutant(
+        Fault.OPEN_CALLS_ONLY_AT_CLOSE,
+        "CORE-CALL-6",
+        "reports the calls still open only at close, not at the terminal event",
+    ),
+    _mutant(
+        Fault.CALL_IDS_PER_TOOL_TYPE,
+        "CORE-CALL-7",
+        "keeps the called call ids per item type, so a custom call may reuse a function call's",
+    ),
+    _mutant(
+        Fault.ANNOUNCED_CALL_IDS_TAKEN,
+        "CORE-CALL-7",
+        "refuses a call whose call_id another item was announced with, called or not",
+    ),
+    _mutant(
+        Fault.CALL_SUFFIX_EXECUTED,
+        "CORE-CALL-9",
+        "takes every item type ending in `_call` for a call the client runs",
+    ),
+    _mutant(
+        Fault.CODE_INTERPRETER_RUN_LOCALLY,
+        "CORE-CALL-9",
+        "runs a code_interpreter_call's code on the client, as a custom call's input",
+    ),
+    _mutant(
+        Fault.DUPLICATE_NAMES_TOP_LEVEL_ONLY,
+        "CORE-CALL-10",
+        "looks for duplicated member names in the arguments object only, not in the objects inside it",
+    ),
+    _mutant(
+        Fault.UNDERFLOW_REFUSED,
+        "CORE-CALL-11",
+        "refuses a number too small for a binary64 (1e-999) too, as an overflow",
+    ),
+    _mutant(
+        Fault.INCOMPLETE_RETRACTED_ONLY_WHEN_CHANGED,
+        "CORE-CALL-12",
+        "at arguments_done, retracts a call whose done item is incomplete only if it states another call",
+        "arguments_done",
+    ),
+    _mutant(
+        Fault.RETRACT_BEFORE_MISMATCH,
+        "CORE-CALL-12",
+        "at arguments_done, retracts a call whose done item is incomplete before reporting its done_mismatch",
+        "arguments_done",
+    ),
+    _mutant(
+        Fault.RETRACT_IGNORES_NEW_NAMESPACE,
+        "CORE-CALL-13",
+        "at arguments_done, compares only what the announcement stated: a new namespace retracts nothing",
+        "arguments_done",
+    ),
+    _mutant(
+        Fault.RETRACT_IGNORES_TEXT,
+        "CORE-CALL-13",
+        "at arguments_done, retracts a call for another call_id or name, but not for other arguments",
+        "arguments_done",
+    ),
+    _mutant(
+        Fault.RETRACT_ONLY_AT_CLOSE,
+        "CORE-CALL-14",
+        "at arguments_done, retracts an unconfirmed call only at close, not at the terminal event",
+        "arguments_done",
+    ),
+    _mutant(
+        Fault.RETRACT_ONLY_ON_FAILURE,
+        "CORE-CALL-14",
+        "at arguments_done, takes a completed response for the confirmation of its calls, retracting none",
+        "arguments_done",
+    ),
+    _mutant(
+        Fault.CATALOGUE_NAME_IS_ITEM_TYPE,
+        "CORE-CALLTYPE-1",
+        "names a catalogue call's tool.call after its item type (shell_call), not its tool (shell)",
+    ),
+    _mutant(
+        Fault.CATALOGUE_CALL_IDS_UNCHECKED,
+        "CORE-CALLTYPE-1",
+        "checks the call ids of function and custom calls only: a catalogue call reusing one runs",
+    ),
+    _mutant(
+        Fault.PATCH_DIFF_FROM_DELTAS,
+        "CORE-CALLTYPE-2",
+        "applies the operation diff its deltas built, not the done item's",
+    ),
+    _mutant(
+        Fault.SHELL_COMMANDS_FROM_PREVIEW,
+        "CORE-CALLTYPE-2",
+        "runs the shell commands its command previews showed, not the done item's",
+    ),
+    _mutant(
+        Fault.CATALOGUE_FAILED_STATUS_RUNS,
+        "CORE-CALLTYPE-3",
+        "refuses a catalogue call whose done item is incomplete, as a function call's, but runs a failed one",
+    ),
+    _mutant(
+        Fault.CATALOGUE_OPEN_AT_END_SILENT,
+        "CORE-CALLTYPE-3",
+        "reports only function and custom calls still open at the end, not catalogue calls",
+    ),
+    _mutant(
+        Fault.MISSING_INPUT_INVALID,
+        "CORE-CALLTYPE-10",
+        "refuses a catalogue call whose done item lacks its input as invalid_arguments, not incomplete",
+    ),
+    _mutant(
+        Fault.APPROVAL_NAMED_BY_SERVER,
+        "CORE-CALLTYPE-10",
+        "names an approval request without a name after its server, and asks about it",
+    ),
+    _mutant(
+        Fault.HOSTED_OPEN_AT_END_INCOMPLETE,
+        "CORE-CALLTYPE-4",
+        "reports a server-run catalogue item still open at the end as a tool.error incomplete",
+    ),
+    _mutant(
+        Fault.PROGRAM_EXECUTED,
+        "CORE-CALLTYPE-4",
+        "runs a program item's code on the client, as a custom call's input",
+    ),
+    _mutant(
+        Fault.APPROVAL_NAME_PREFIXED,
+        "CORE-CALLTYPE-5",
+        "names an approval request's call after its server and tool, as MCP clients namespace their tools",
+    ),
+    _mutant(
+        Fault.APPROVAL_ARGUMENTS_NOT_REFUSED,
+        "CORE-CALLTYPE-5",
+        "asks about an approval request whose arguments are not a JSON object with empty arguments",
+    ),
+    _mutant(
+        Fault.DIFF_DELTA_ACCUMULATED,
+        "CORE-CALLTYPE-6",
+        "previews the operation diff streamed so far at each delta, not the delta",
+    ),
+    _mutant(
+        Fault.DIFF_DELTA_BY_LINE,
+        "CORE-CALLTYPE-6",
+        "previews the operation diff line by line, holding a delta's unfinished line back",
+    ),
+    _mutant(
+        Fault.COMMAND_INDEX_DROPPED, "CORE-CALLTYPE-11", "previews a shell command without its command_index"
+    ),
+    _mutant(
+        Fault.SHELL_EVENTS_NEED_ITEM_ID,
+        "CORE-CALLTYPE-11",
+        "refuses shell command events, which carry no item_id, as malformed",
+    ),
+    _mutant(
+        Fault.PREVIEW_DONE_AS_DELTA,
+        "CORE-CALLTYPE-12",
+        "shows a preview's .done text once more, as a final tool.arguments.delta",
+    ),
+    _mutant(
+        Fault.PREVIEW_DONE_COMPARED,
+        "CORE-CALLTYPE-12",
+        "compares a preview's .done with its deltas and reports a done_mismatch",
+    ),
+    _mutant(
+        Fault.WRONG_SHAPE_INCOMPLETE,
+        "CORE-CALLTYPE-7",
+        "refuses a catalogue input of the wrong shape as incomplete, not invalid_arguments",
+    ),
+    _mutant(
+        Fault.DELETE_NEEDS_DIFF,
+        "CORE-CALLTYPE-7",
+        "asks every apply_patch operation for a diff, so a delete_file is refused",
+    ),
+    _mutant(
+        Fault.LATE_PREVIEW_SILENT,
+        "CORE-CALLTYPE-8",
+        "drops a preview delta after its preview or item is done without a word",
+    ),
+    _mutant(
+        Fault.LATE_PREVIEW_REPORTED_AND_SHOWN,
+        "CORE-CALLTYPE-8",
+        "reports a late preview delta, and shows it all the same",
+    ),
+    _mutant(
+        Fault.PREVIEW_DONE_AFTER_ITEM_DONE_ACCEPTED,
+        "CORE-CALLTYPE-9",
+        "refuses only a second .done of a preview, so one after the item's done item is taken",
+    ),
+    _mutant(
+        Fault.SECOND_PREVIEW_DONE_LATE,
+        "CORE-CALLTYPE-9",
+        "answers a repeated preview .done with late_delta, not duplicate_event",
+    ),
+    _mutant(
+        Fault.OUTPUT_NULL_REFUSED,
+        "CORE-LIFE-1",
+        "refuses a lifecycle event whose response.output is null as malformed",
+    ),
+    _mutant(
+        Fault.QUEUED_UNKNOWN,
+        "CORE-LIFE-1",
+        "does not know response.queued, so a background response's queued event is ignored",
+    ),
+    _mutant(
+        Fault.LAST_TERMINAL_STATUS_WINS,
+        "CORE-LIFE-2",
+        "refuses a second terminal event, but takes its status for the end",
+    ),
+    _mutant(
+        Fault.INCOMPLETE_ENDS_COMPLETED,
+        "CORE-LIFE-2",
+        "ends an incomplete response completed, as a stream that finished",
+    ),
+    _mutant(
+        Fault.FAILED_ERROR_BEFORE_LIFECYCLE,
+        "CORE-LIFE-3",
+        "reports response.failed's error before its lifecycle",
+    ),
+    _mutant(
+        Fault.ERROR_READ_ON_EVERY_EVENT,
+        "CORE-LIFE-3",
+        "reads response.error on every lifecycle event: a wrong type is malformed, a stated one an error",
+    ),
+    _mutant(
+        Fault.AFTER_TERMINAL_SILENT,
+        "CORE-LIFE-4",
+        "drops every event after the terminal event without a word",
+    ),
+    _mutant(
+        Fault.AFTER_TERMINAL_UNKNOWN_IGNORED,
+        "CORE-LIFE-4",
+        "looks the type up before it checks for the end: unknown events after it are ignored",
+    ),
+    _mutant(
+        Fault.END_BEFORE_OPEN_CALLS,
+        "CORE-LIFE-5",
+        "produces end at close before the outcomes of the calls still open",
+    ),
+    _mutant(Fault.END_AT_TERMINAL, "CORE-LIFE-5", "produces end at the terminal event, not at close"),
+    _mutant(
+        Fault.NO_TERMINAL_ENDS_COMPLETED,
+        "CORE-LIFE-8",
+        "ends a stream without a terminal event completed, as a stream that finished",
+    ),
+    _mutant(
+        Fault.MALFORMED_ERROR_COUNTS,
+        "CORE-LIFE-8",
+        "counts an error event before reading it, so a malformed one ends the stream failed",
+    ),
+    _mutant(
+        Fault.STATUS_UNCHECKED, "CORE-LIFE-6", "never type-checks response.status, so a number there passes"
+    ),
+    _mutant(
+        Fault.RESPONSE_ID_STRINGIFIED, "CORE-LIFE-6", "reads response.id with str(), so a number is an id"
+    ),
+    _mutant(
+        Fault.NESTED_ERROR_ONLY,
+        "CORE-ERR-1",
+        "reads only the nested error shape, so a flat error event is malformed",
+    ),
+    _mutant(
+        Fault.CODE_DEFAULTS_TO_TYPE,
+        "CORE-ERR-1",
+        "gives an error event without a code the error's type, or `error`, for one",
+    ),
+    _mutant(
+        Fault.ERROR_EVENT_SETTLES_CALLS,
+        "CORE-ERR-4",
+        "reports the calls still open as incomplete at an error event, and goes on routing",
+    ),
+    _mutant(
+        Fault.ERROR_EVENT_COUNTS_AS_TERMINAL,
+        "CORE-ERR-4",
+        "counts an error event as the terminal event, so the terminal event after it is refused",
+    ),
+    _mutant(
+        Fault.ERROR_STRING_AS_MESSAGE,
+        "CORE-ERR-2",
+        "takes an `error` member that is a string for the error's message",
+    ),
+    _mutant(
+        Fault.ERROR_STRING_AS_CODE,
+        "CORE-ERR-2",
+        "decodes an `error` member that is a string as the error's code, the message from the flat fields",
+    ),
+    _mutant(
+        Fault.TOOL_ERROR_CALL_ID_NULL,
+        "CORE-OUT-1",
+        "writes call_id null on a tool.error whose call has none, instead of leaving it out",
+    ),
+    _mutant(
+        Fault.FAILED_ERROR_MESSAGE_NULL,
+        "CORE-OUT-1",
+        "writes message null on the error of a failed response that states none",
+    ),
+    _mutant(
+        Fault.CALL_DEFERRED_TO_NEXT_EVENT,
+        "CORE-OUT-2 CORE-CALL-2 CORE-CALLTYPE-1",
+        "queues each tool.call and hands it over with the next event's outcomes, not at its done item",
+    ),
+    _mutant(
+        Fault.ERRORS_DEFERRED_TO_CLOSE, "CORE-OUT-2", "collects its own errors and reports them all at close"
+    ),
+    _mutant(Fault.LIMIT_INCLUSIVE, "CORE-LIMIT-1", "refuses a call's deltas at 1 MiB exactly, not past it"),
+    _mutant(
+        Fault.LIMIT_SHARED_BY_CALLS,
+        "CORE-LIMIT-1",
+        "bounds the deltas of all calls together, not each call's",
+    ),
+    _mutant(
+        Fault.LATER_OVERSIZED_DELTAS_LATE,
+        "CORE-LIMIT-5",
+        "answers the later deltas of a call refused as too large with late_delta",
+    ),
+    _mutant(
+        Fault.TOO_LARGE_DONE_REFUSED,
+        "CORE-LIMIT-6",
+        "refuses the arguments .done of a call refused as too large as too_large, as one more delta",
+    ),
+    _mutant(
+        Fault.TOO_LARGE_DONE_DUPLICATE,
+        "CORE-LIMIT-6",
+        "takes a call refused as too large for done: its .done and done item are duplicate_event",
+    ),
+    _mutant(
+        Fault.DEPTH_LIMIT_INCLUSIVE,
+        "CORE-LIMIT-2",
+        "refuses arguments nesting 128 levels deep, not only those past 128",
+    ),
+    _mutant(
+        Fault.TEXT_LIMIT_ERROR_EVERY_DELTA,
+        "CORE-LIMIT-3",
+        "reports too_large at every delta of a text part past the limit, not once",
+    ),
+    _mutant(
+        Fault.TEXT_PAST_LIMIT_DONE_DROPPED,
+        "CORE-LIMIT-7",
+        "produces no text.done for a part whose deltas passed the limit",
+    ),
+    _mutant(
+        Fault.TEXT_PAST_LIMIT_RESTARTS_BUFFER,
+        "CORE-LIMIT-7",
+        "starts a new buffer for the deltas after the limit and compares it with the part's .done",
+    ),
+    _mutant(
+        Fault.SURROGATE_PAIR_SIX_BYTES,
+        "CORE-LIMIT-4",
+        "counts a character beyond the BMP as two surrogates of 3 bytes each, as CESU-8 does",
+    ),
+    _mutant(
+        Fault.SURROGATE_ZERO_BYTES,
+        "CORE-LIMIT-4",
+        "measures deltas with encode('utf-8', 'ignore'), so a lone surrogate counts nothing",
+    ),
     # options for library designs (section 12)
     mutant(ArgumentsTextFromDeltas, "core.json-text-from-deltas", "CORE-JSON-1"),
     mutant(OpenCallHandedOver, "core.json-text-open-call-handed-over", "CORE-JSON-2"),
@@ -842,6 +2031,25 @@ MUTANTS: list[Mutant] = [
     mutant(ResponseIdPerEvent, "core.response-id-per-event", "CORE-LIFE-7"),
     mutant(LogprobsTyped, "core.logprobs-typed", "CORE-TEXT-10"),
     mutant(OutputIndexDeclaredOnly, "core.output-index-declared-only", "CORE-ITEM-10"),
+    mutant(CorrelationSkipsTheDoneItem, "core.correlation-skips-the-done-item", "CORE-ITEM-10"),
+    mutant(CorrelationKeepsTheEventsItemId, "core.correlation-keeps-the-events-item-id", "CORE-ITEM-10"),
+    mutant(JsonTextFromArgumentsDone, "core.json-text-from-arguments-done", "CORE-JSON-1"),
+    mutant(JsonTextEncodedTwice, "core.json-text-encoded-twice", "CORE-JSON-1"),
+    mutant(JsonTextIncompleteHandedOver, "core.json-text-incomplete-handed-over", "CORE-JSON-2"),
+    mutant(JsonTextDuplicateHandedOver, "core.json-text-duplicate-handed-over", "CORE-JSON-2"),
+    mutant(EndsStreamEndAtError, "core.ends-stream-end-at-error", "CORE-ERR-3"),
+    mutant(EndsStreamAtMalformedError, "core.ends-stream-at-malformed-error", "CORE-ERR-3"),
+    mutant(FailedResponseCallsRun, "core.failed-response-calls-run", "CORE-POINT-2"),
+    mutant(FailedResponseCallsDropped, "core.failed-response-calls-dropped", "CORE-POINT-2"),
+    mutant(ClosedResponseCallsRun, "core.closed-response-calls-run", "CORE-POINT-2"),
+    mutant(FaultEventRoutedOn, "core.fault-event-routed-on", "CORE-FAULT-1"),
+    mutant(FaultStopsAnEventLate, "core.fault-stops-an-event-late", "CORE-FAULT-1"),
+    mutant(FaultOnlyWhenMalformed, "core.fault-only-when-malformed", "CORE-FAULT-1"),
+    mutant(FaultEndsAsTheRouterSays, "core.fault-ends-as-the-router-says", "CORE-FAULT-2"),
+    mutant(FaultEndsFailedAfterTheTerminal, "core.fault-ends-failed-after-the-terminal", "CORE-FAULT-2"),
+    mutant(FaultEndedAtTheFault, "core.fault-ended-at-the-fault", "CORE-FAULT-2"),
+    mutant(ResponseIdsRewrittenToOne, "core.response-ids-rewritten-to-one", "CORE-LIFE-7"),
+    mutant(ResponseIdRewrittenAtTheEnd, "core.response-id-rewritten-at-the-end", "CORE-LIFE-7"),
     # read around the router
     mutant(CallIdTypeUnchecked, "core.call-id-type-unchecked", "CORE-ITEM-13"),
     mutant(LateOversizedDeltasSilent, "core.late-oversized-deltas-silent", "CORE-LIMIT-5"),

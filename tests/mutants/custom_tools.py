@@ -10,7 +10,10 @@ import broken_routers
 from streamroute.conformance.compare import ARGUMENTS_DONE_EVENTS
 from streamroute.reference import Outcome, Router, ToolCallPoint, consumers_for
 from streamroute.reference.consumers import (
+    CATALOGUE,
+    ConsumerError,
     ConsumerFactory,
+    DiffConsumer,
     Echo,
     Finished,
     Patch,
@@ -22,8 +25,8 @@ from streamroute.reference.consumers import (
     ToolName,
 )
 from streamroute.reference.patch import ENDED, UPDATING, WHITESPACE, PatchError, PatchParser
-from streamroute.reference.router import CALL_TYPES, Item, Slot
-from streamroute.reference.types import JSONObject
+from streamroute.reference.router import _RESOLVED, CALL_TYPES, Item, Slot, _consumer_outcome
+from streamroute.reference.types import JSONObject, error_outcome
 
 from . import mutant
 
@@ -86,9 +89,14 @@ class ConsumerPerCall(CustomTools):
         self._parked: dict[str, Slot] = {}  # item id -> its consumer, while another call's is active
 
     def _bind_consumer(self, item: Item) -> list[Outcome]:
-        if self._slot is not None:
+        if self._slot is not None and self._parks(self._slot, item):
             self._parked[self._slot.item.id] = self._slot
+            self._slot = None
         return super()._bind_consumer(item)
+
+    def _parks(self, slot: Slot, item: Item) -> bool:
+        """Whether the active consumer goes on watching when `item` is announced."""
+        return True
 
     def _consume(self, item: Item, event: JSONObject, delta: str) -> list[Outcome]:
         self._switch_to(item)
@@ -377,6 +385,11 @@ class ArgumentsDoneWithoutFinish(CustomTools):
 # -- failure, end, time (sections 5 to 7) -------------------------------------------
 
 
+def _consumer_failure(outcome: Outcome) -> bool:
+    """The router's report of a consumer that raised: it names the call (a producer's error names none)."""
+    return outcome.get("code") == "consumer_failed" and "item_id" in outcome
+
+
 class ConsumerFailureEscapes(CustomTools):
     """Lets a consumer's exception escape from feed, as a router that never expects a plug-in to fail.
 
@@ -385,7 +398,7 @@ class ConsumerFailureEscapes(CustomTools):
     def feed(self, event: object) -> list[Outcome]:
         outcomes = super().feed(event)
         for outcome in outcomes:
-            if outcome.get("code") == "consumer_failed":
+            if _consumer_failure(outcome):
                 raise RuntimeError(outcome["message"])
         return outcomes
 
@@ -410,7 +423,7 @@ class FailedConsumerCancelsCall(CustomTools):
 
     def feed(self, event: object) -> list[Outcome]:
         outcomes = super().feed(event)
-        self.failed.update(o.get("item_id") for o in outcomes if o.get("code") == "consumer_failed")
+        self.failed.update(o.get("item_id") for o in outcomes if _consumer_failure(o))
         return [o for o in outcomes if not (o["kind"] == "tool.call" and o.get("item_id") in self.failed)]
 
 
@@ -734,6 +747,693 @@ class PatchFinishJudgesStream(CustomTools):
     replaces = (Patch, _JudgesStream)
 
 
+# -- more shapes of the same requirements ------------------------------------------------
+
+
+def _tool_of(item: Item) -> ToolName:
+    return (item.namespace, item.name or "")
+
+
+class SlotPerTool(ConsumerPerCall):
+    """Keeps a slot per tool: a call of another tool leaves the active one's consumer watching."""
+
+    def _parks(self, slot: Slot, item: Item) -> bool:
+        return _tool_of(slot.item) != _tool_of(item)
+
+
+class SlotEmptiedByErrors(CustomTools):
+    """Resets the consumer slot whenever an event produces an error, whatever call it names."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        if any(outcome["kind"] == "error" for outcome in outcomes):
+            self._slot = None
+        return outcomes
+
+
+class BindsAtFirstDelta(CustomTools):
+    """Binds a call's consumer at its first input delta, not at its announcement."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(tools)
+        self._bound: set[str] = set()  # the calls that got their consumer
+
+    def _bind_consumer(self, item: Item) -> list[Outcome]:
+        return []
+
+    def feed(self, event: object) -> list[Outcome]:
+        delta = _custom_delta(event)
+        item = self._items.get(str(delta.get("item_id"))) if delta is not None else None
+        bound: list[Outcome] = []
+        if item is not None and item.type == "custom_tool_call" and item.id not in self._bound:
+            self._bound.add(item.id)
+            bound = Router._bind_consumer(self, item)
+        return bound + super().feed(event)
+
+
+class ReplacedConsumerFinished(CustomTools):
+    """Finishes the active consumer when a second custom call replaces it, to flush its last preview."""
+
+    def _bind_consumer(self, item: Item) -> list[Outcome]:
+        slot = self._slot
+        has_consumer = item.name is not None and (item.namespace, item.name) in self._consumers
+        if slot is None or not has_consumer or item.call_id is None:
+            return super()._bind_consumer(item)
+        return self._finish(slot, _streamed(slot.item))[0] + super()._bind_consumer(item)
+
+
+class EchoForToolsWithoutConsumer(CustomTools):
+    """Gives every custom tool without a consumer the echo consumer, so each call has a preview."""
+
+    def registry(self, tools: Tools) -> dict[ToolName, ConsumerFactory]:
+        given = super().registry(tools)
+        custom = [(tool.get("namespace"), tool["name"]) for tool in tools if tool.get("type") == "custom"]
+        return {**{key: Echo for key in custom}, **given}
+
+
+class ConsumerlessCallFinishesConsumer(CustomTools):
+    """Finishes the active consumer when a call of a tool without one is announced, instead of dropping it."""
+
+    def _bind_consumer(self, item: Item) -> list[Outcome]:
+        slot = self._slot
+        has_consumer = item.name is not None and (item.namespace, item.name) in self._consumers
+        if slot is None or has_consumer:
+            return super()._bind_consumer(item)
+        return self._finish(slot, _streamed(slot.item))[0] + super()._bind_consumer(item)
+
+
+class KeepsSlotForCallWithoutCallId(CustomTools):
+    """Leaves the active consumer in place when a custom call without call_id is announced, as Codex does."""
+
+    def _bind_consumer(self, item: Item) -> list[Outcome]:
+        return [] if item.call_id is None else super()._bind_consumer(item)
+
+
+class BindsCallIdAtDone(CustomTools):
+    """Binds a consumer to a custom call announced without a call_id once its done item states one."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        stated = _item_of(event, "response.output_item.done")
+        item = self._items.get(str(stated.get("id"))) if stated is not None else None
+        call_id = stated.get("call_id") if stated is not None else None
+        unbound = item is not None and item.type == "custom_tool_call" and item.call_id is None
+        if unbound and isinstance(call_id, str) and self._slot is None:
+            assert item is not None
+            item.call_id = call_id
+            self._bind_consumer(item)
+        return super().feed(event)
+
+
+class FunctionCallFinishesConsumer(CustomTools):
+    """Finishes the active consumer when a function call is announced, instead of dropping it."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        slot = self._slot
+        outcomes = super().feed(event)
+        item = _item_of(event, "response.output_item.added")
+        if (
+            slot is not None
+            and self._slot is None
+            and item is not None
+            and item.get("type") == "function_call"
+        ):
+            outcomes += self._finish(slot, _streamed(slot.item))[0]
+        return outcomes
+
+
+class FunctionCallGetsItsToolsConsumer(CustomTools):
+    """Binds a function call to the consumer its registry tool names, as it does a custom call's."""
+
+    def registry(self, tools: Tools) -> dict[ToolName, ConsumerFactory]:
+        named = [tool for tool in tools if tool.get("type") == "function" and tool.get("consumer")]
+        functions = {(tool.get("namespace"), tool["name"]): CATALOGUE[tool["consumer"]] for tool in named}
+        return {**functions, **super().registry(tools)}
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        stated = _item_of(event, "response.output_item.added")
+        item = self._items.get(str(stated.get("id"))) if stated is not None else None
+        if item is not None and item.type == "function_call" and not _refused(outcomes):
+            outcomes += self._bind_consumer(item)
+        return outcomes
+
+
+class MalformedAddedEmptiesSlot(CustomTools):
+    """Empties the slot at every custom call announcement, one core refuses as malformed too."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        item = _item_of(event, "response.output_item.added")
+        if item is not None and item.get("type") == "custom_tool_call" and _refused(outcomes):
+            self._slot = None
+        return outcomes
+
+
+class ConsumesInputDone(CustomTools):
+    """Gives the active consumer a call's input .done text too, as the stream's last delta."""
+
+    def _complete_arguments(self, item: Item, complete: str, what: str) -> list[Outcome]:
+        outcomes = super()._complete_arguments(item, complete, what)
+        if what.startswith("response.custom_tool_call_input.done") and self._slot is not None:
+            outcomes += self._consume(item, {}, complete)
+        return outcomes
+
+
+class NoIdDeltaUnbinds(CustomTools):
+    """Drops the active consumer at an input delta that names no call, taking the stream for confused."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        delta = _custom_delta(event)
+        if delta is not None and all(delta.get(key) is None for key in _CALL_NAMES):
+            self._slot = None
+        return super().feed(event)
+
+
+class NoIdDeltaEndsConsumer(CustomTools):
+    """Finishes the active consumer at an input delta that names no call, taking it for the stream's end."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        delta, slot = _custom_delta(event), self._slot
+        outcomes = super().feed(event)
+        if slot is not None and delta is not None and all(delta.get(key) is None for key in _CALL_NAMES):
+            self._slot = None
+            outcomes += self._finish(slot, _streamed(slot.item))[0]
+        return outcomes
+
+
+class ConsumerGetsStrippedDelta(CustomTools):
+    """Gives the consumer each delta stripped of its surrounding whitespace."""
+
+    def _consume(self, item: Item, event: JSONObject, delta: str) -> list[Outcome]:
+        return super()._consume(item, event, delta.strip())
+
+
+class FinishAtInputDone(CustomTools):
+    """Runs the consumer's finish at the call's input .done, though the call is made at its done item."""
+
+    def _complete_arguments(self, item: Item, complete: str, what: str) -> list[Outcome]:
+        outcomes = super()._complete_arguments(item, complete, what)
+        slot = self._release(item) if what.startswith("response.custom_tool_call_input.done") else None
+        return outcomes if slot is None else outcomes + self._finish(slot, complete)[0]
+
+
+class DoneOfAnyItemDropsConsumer(CustomTools):
+    """Drops the active consumer at any other item's done, so its own call never finishes it."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        done = _item_of(event, "response.output_item.done")
+        slot = self._slot
+        if slot is not None and done is not None and done.get("id") != slot.item.id:
+            self._slot = None
+        return super().feed(event)
+
+
+class FinishesAtAnyCallDone(CustomTools):
+    """Finishes the active consumer at any call's done, a function call's too, on the input so far."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        slot = self._slot
+        outcomes = super().feed(event)
+        done = _item_of(event, "response.output_item.done")
+        is_call = (
+            done is not None and done.get("type") in CALL_TYPES and done.get("id") != (slot and slot.item.id)
+        )
+        if slot is not None and self._slot is slot and is_call:
+            self._slot = None
+            outcomes += self._finish(slot, _streamed(slot.item))[0]
+        return outcomes
+
+
+class RejectionIsInvalidArguments(CustomTools):
+    """Reports a rejecting finish as tool.error invalid_arguments, as any input refused before it runs."""
+
+    def _resolve_as_error(self, item: Item, code: str, message: str) -> list[Outcome]:
+        return super()._resolve_as_error(
+            item, "invalid_arguments" if code == "consumer_rejected" else code, message
+        )
+
+
+class RejectionWithoutCallId(CustomTools):
+    """Reports a rejecting finish as a tool.error without the call's call_id, the consumer's message only."""
+
+    def _resolve_as_error(self, item: Item, code: str, message: str) -> list[Outcome]:
+        outcomes = super()._resolve_as_error(item, code, message)
+        if code != "consumer_rejected":
+            return outcomes
+        return [{k: v for k, v in outcome.items() if k != "call_id"} for outcome in outcomes]
+
+
+class FinishBeforeDuplicateCheck(CustomTools):
+    """Runs the consumer's finish before it checks the call id: a duplicate call is finished, then refused."""
+
+    def _resolve(self, item: Item) -> list[Outcome]:
+        slot = self._slot if self._slot is not None and self._slot.item is item else None
+        duplicate = item.call_id in self._called_ids and item.complete is not None and item.name is not None
+        if slot is None or not duplicate or item.call in _RESOLVED:
+            return super()._resolve(item)
+        finished = self._finish(slot, item.complete or "")[0]
+        return finished + super()._resolve(item)
+
+
+class IncompleteCallAskedOfConsumer(CustomTools):
+    """Asks the consumer about a call whose done item is incomplete, and reports its rejection, not core's."""
+
+    def _resolve_as_error(self, item: Item, code: str, message: str) -> list[Outcome]:
+        slot = self._slot if self._slot is not None and self._slot.item is item else None
+        if slot is None or code != "incomplete":
+            return super()._resolve_as_error(item, code, message)
+        _, rejection = self._finish(slot, _streamed(item))
+        return super()._resolve_as_error(
+            item, "consumer_rejected" if rejection else code, rejection or message
+        )
+
+
+class MismatchDroppedWhenFinished(CustomTools):
+    """Drops a done item's done_mismatch when the call's consumer finished: the preview stands for it."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        if not any(outcome["kind"] == "diff.finish" for outcome in outcomes):
+            return outcomes
+        return [outcome for outcome in outcomes if outcome.get("code") != "done_mismatch"]
+
+
+class MismatchReportedAgainAtFinish(CustomTools):
+    """Reports, at the consumer's finish, that the input it saw differs from the complete one, as core did."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(tools)
+        self._seen: dict[str, str] = {}  # what each call's consumer took, by item id
+
+    def _consume(self, item: Item, event: JSONObject, delta: str) -> list[Outcome]:
+        if self._slot is not None and self._consumer_takes(self._slot, item, event):
+            self._seen[item.id] = self._seen.get(item.id, "") + delta
+        return super()._consume(item, event, delta)
+
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        outcomes, rejection = super()._finish(slot, complete, call_id)
+        seen = self._seen.get(slot.item.id)
+        if seen is not None and seen != complete:
+            outcomes.insert(0, error_outcome("done_mismatch", "the input the consumer saw differs"))
+        return outcomes, rejection
+
+
+class FinishWithDeltas(CustomTools):
+    """Gives the consumer's finish the input its deltas built, as Codex's finish judges reassembled text."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(tools)
+        self._streamed: dict[str, str] = {}  # each call's deltas, by item id
+
+    def _consume(self, item: Item, event: JSONObject, delta: str) -> list[Outcome]:
+        self._streamed[item.id] = self._streamed.get(item.id, "") + delta
+        return super()._consume(item, event, delta)
+
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        return super()._finish(slot, self._streamed.get(slot.item.id, complete), call_id)
+
+
+class FinishWithInputDoneOnly(FinishesWithFirstSource):
+    """Gives the consumer's finish the input .done's text, or nothing when the call had none."""
+
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        return CustomTools._finish(self, slot, self._first.get(slot.item.id, ""), call_id)
+
+    def _complete_arguments(self, item: Item, complete: str, what: str) -> list[Outcome]:
+        if what.startswith("response.custom_tool_call_input.done"):
+            self._first.setdefault(item.id, complete)
+        return CustomTools._complete_arguments(self, item, complete, what)
+
+
+class FailureBeforeDelta(CustomTools):
+    """Reports a consumer that raised at a delta before that delta's tool.arguments.delta."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        kinds = [(outcome["kind"], outcome.get("code")) for outcome in outcomes]
+        if kinds == [("tool.arguments.delta", None), ("error", "consumer_failed")]:
+            outcomes.reverse()
+        return outcomes
+
+
+class FailureAsInternalError(CustomTools):
+    """Reports a consumer that raised as the router's own internal_error, the code of a bug of the router."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        return [{**o, "code": "internal_error"} if _consumer_failure(o) else o for o in outcomes]
+
+
+class FailedConsumerFinished(CustomTools):
+    """Stops feeding a consumer that raised at a delta, but still runs its finish at the call's done."""
+
+    def _consume(self, item: Item, event: JSONObject, delta: str) -> list[Outcome]:
+        slot = self._slot
+        outcomes = super()._consume(item, event, delta)
+        if slot is not None and self._slot is None:
+            self._failed = slot
+        return outcomes
+
+    def _resolve(self, item: Item) -> list[Outcome]:
+        failed = getattr(self, "_failed", None)
+        if failed is not None and failed.item is item and item.call not in _RESOLVED:
+            self._failed = None
+            self._slot = failed
+        return super()._resolve(item)
+
+
+class FailedConsumerRetried(CustomTools):
+    """Binds a fresh consumer of the same tool after one raised, and feeds it the next delta."""
+
+    def _consume(self, item: Item, event: JSONObject, delta: str) -> list[Outcome]:
+        slot = self._slot
+        outcomes = super()._consume(item, event, delta)
+        if slot is not None and self._slot is None:
+            self._slot = Slot(slot.item, slot.call_id, self._consumers[_tool_of(slot.item)]())
+        return outcomes
+
+
+class FailureEndsStream(CustomTools):
+    """Stops routing after a consumer fails, taking the failure for a broken stream."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        if getattr(self, "_broken", False):
+            return []
+        outcomes = super().feed(event)
+        self._broken = any(_consumer_failure(outcome) for outcome in outcomes)
+        return outcomes
+
+
+class CallBeforeFinishFailure(CustomTools):
+    """Reports a consumer that raised at finish after the call's tool.call, not before it."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        failed = [o for o in outcomes if _consumer_failure(o)]
+        calls = [o for o in outcomes if o["kind"] == "tool.call"]
+        if not failed or not calls:
+            return outcomes
+        return [o for o in outcomes if o not in failed] + failed
+
+
+class EndFlushesPendingPreview(CustomTools):
+    """Shows the pending preview of a consumer still active when the response ends, without finishing it."""
+
+    def _end_response(self) -> list[Outcome]:
+        slot = self._slot
+        outcomes = super()._end_response()
+        if slot is None or not isinstance(slot.consumer, Patch):
+            return outcomes
+        consumer = slot.consumer
+        if consumer._catch_up():
+            return [_consumer_outcome("diff.update", slot, {"files": consumer._parser.files()}), *outcomes]
+        return outcomes
+
+
+class EndJudgedByConsumer(CustomTools):
+    """Asks a consumer still active when the response ends to judge the call, and reports its rejection."""
+
+    def _end_response(self) -> list[Outcome]:
+        slot = self._slot
+        if slot is None:
+            return super()._end_response()
+        self._slot = None
+        _, rejection = self._finish(slot, _streamed(slot.item))
+        outcomes = super()._end_response()
+        if rejection is None:
+            return outcomes
+        return [
+            {**o, "code": "consumer_rejected"} if o.get("item_id") == slot.item.id else o for o in outcomes
+        ]
+
+
+class TimeFromDeltasOnly(CustomTools):
+    """Reads the stream time only from the custom input deltas its consumers take."""
+
+    def feed(self, event: object) -> list[Outcome]:
+        now = self._now_ms
+        outcomes = super().feed(event)
+        if _custom_delta(event) is None:
+            self._now_ms = now
+        return outcomes
+
+
+class ConsumerPerDelta(CustomTools):
+    """Creates a fresh consumer for each delta, so no consumer sees more than one."""
+
+    def _consume(self, item: Item, event: JSONObject, delta: str) -> list[Outcome]:
+        slot = self._slot
+        if slot is not None:
+            self._slot = Slot(slot.item, slot.call_id, self._consumers[_tool_of(slot.item)]())
+        return super()._consume(item, event, delta)
+
+
+class _EchoWithoutDelta(Echo):
+    def consume(self, delta: str, at_ms: int) -> Payload | None:
+        super().consume(delta, at_ms)
+        return {"buffer": self.buffer}
+
+
+class EchoWithoutDelta(CustomTools):
+    """Makes echo answer each delta with its buffer only, without the delta."""
+
+    replaces = (Echo, _EchoWithoutDelta)
+
+
+class _EchoWithInput(Echo):
+    def finish(self, input_text: str, at_ms: int) -> Finished | Rejected:
+        return Finished(result={"buffer": input_text})
+
+
+class EchoFinishesWithInput(CustomTools):
+    """Gives echo's finish the call's input as its buffer, not what the consumer saw."""
+
+    replaces = (Echo, _EchoWithInput)
+
+
+class _SilentAnswers(Silent):
+    def consume(self, delta: str, at_ms: int) -> Payload | None:
+        super().consume(delta, at_ms)
+        return {"buffer": "".join(self._deltas)}
+
+
+class SilentAnswersDeltas(CustomTools):
+    """Makes silent answer each delta with its buffer, as echo does."""
+
+    replaces = (Silent, _SilentAnswers)
+
+
+class _SilentWithoutResult(Silent):
+    def finish(self, input_text: str, at_ms: int) -> Finished | Rejected:
+        return Finished()
+
+
+class SilentFinishesWithNothing(CustomTools):
+    """Makes silent's finish answer no diff.finish: a consumer that says nothing says nothing at the end."""
+
+    replaces = (Silent, _SilentWithoutResult)
+
+
+class _RejectAccepts(Reject):
+    def finish(self, input_text: str, at_ms: int) -> Finished | Rejected:
+        return Finished()
+
+
+class RejectAccepts(CustomTools):
+    """Makes reject's finish accept the call."""
+
+    replaces = (Reject, _RejectAccepts)
+
+
+class _RejectRaises(Reject):
+    def finish(self, input_text: str, at_ms: int) -> Finished | Rejected:
+        raise ConsumerError(Reject().finish(input_text, at_ms).message)  # type: ignore[union-attr]
+
+
+class RejectRaises(CustomTools):
+    """Makes reject signal its rejection by raising at finish."""
+
+    replaces = (Reject, _RejectRaises)
+
+
+class _RaiseAnswersError(Raise):
+    def consume(self, delta: str, at_ms: int) -> Payload | None:
+        return {"error": "the raise consumer fails on every delta"}
+
+
+class RaiseAnswersErrorPayload(CustomTools):
+    """Makes raise answer each delta with an error payload instead of failing."""
+
+    replaces = (Raise, _RaiseAnswersError)
+
+
+def _failing_factory() -> DiffConsumer:
+    raise ConsumerError("the raise consumer cannot be created")
+
+
+class RaiseFailsAtCreation(CustomTools):
+    """Makes the raise consumer fail when it is created, at the call's announcement, not at each delta."""
+
+    replaces = (Raise, _failing_factory)
+
+
+class _RaiseRejectsAtFinish(Raise):
+    def finish(self, input_text: str, at_ms: int) -> Finished | Rejected:
+        return Rejected("the raise consumer fails at finish")
+
+
+class RaiseRejectsAtFinish(CustomTools):
+    """Makes raise's finish reject the call instead of failing."""
+
+    replaces = (Raise, _RaiseRejectsAtFinish)
+
+
+class _RaiseAtFinishAfterDeltas(Raise):
+    seen = False
+
+    def consume(self, delta: str, at_ms: int) -> Payload | None:
+        self.seen = True
+        return super().consume(delta, at_ms)
+
+    def finish(self, input_text: str, at_ms: int) -> Finished | Rejected:
+        if self.seen:
+            return super().finish(input_text, at_ms)
+        return Finished(result={"buffer": ""})
+
+
+class RaiseFailsAtFinishOnlyAfterDeltas(CustomTools):
+    """Makes raise fail at finish only once it has failed at a delta: a call without deltas finishes."""
+
+    replaces = (Raise, _RaiseAtFinishAfterDeltas)
+
+
+class PatchAsEcho(CustomTools):
+    """Installs echo for a tool whose consumer is patch."""
+
+    replaces = (Patch, Echo)
+
+
+class _PatchPreviewsAtFinish(Patch):
+    def consume(self, delta: str, at_ms: int) -> Payload | None:
+        self._deltas.append(delta)
+        return None
+
+
+class PatchPreviewsAtFinishOnly(CustomTools):
+    """Installs a patch consumer that parses the patch only at finish: no preview while it streams."""
+
+    replaces = (Patch, _PatchPreviewsAtFinish)
+
+
+class _KeepsCr(PatchParser):
+    def _parse_line(self, raw: str) -> bool:
+        return super()._parse_line(raw + "\r" if raw.endswith("\r") else raw)
+
+
+class PatchKeepsCr(CustomTools):
+    """Splits the patch at LF and keeps a line's trailing CR: a CRLF patch's markers do not match."""
+
+    replaces = (Patch, _patch_parsing_with(_KeepsCr))
+
+
+class _MoveToDropped(PatchParser):
+    def files(self) -> list[dict[str, Any]]:
+        return [{k: v for k, v in entry.items() if k != "move_to"} for entry in super().files()]
+
+
+class PatchMoveToDropped(CustomTools):
+    """Previews an update entry without its move_to."""
+
+    replaces = (Patch, _patch_parsing_with(_MoveToDropped))
+
+
+class _PendingLostAtFinish(Patch):
+    def finish(self, input_text: str, at_ms: int) -> Finished | Rejected:
+        self._catch_up()
+        self._pending = False
+        return super().finish(input_text, at_ms)
+
+
+class PatchPendingLostAtFinish(CustomTools):
+    """Drops the pending preview at finish: the change inside the last interval is never shown."""
+
+    replaces = (Patch, _PendingLostAtFinish)
+
+
+class _ResumesAfterError(PatchParser):
+    def feed(self, text: str) -> bool:
+        changed = super().feed(text)
+        if self.error is not None and not getattr(self, "_errored", False):
+            self._errored = self.error  # what finish reports
+            self.error = None  # the rest of the delta is dropped, and the next one parsed
+            self._partial = []
+        return changed
+
+    def finish(self) -> None:
+        super().finish()
+        errored = getattr(self, "_errored", None)
+        if errored is not None:
+            raise errored
+
+
+class PatchResumesAfterError(CustomTools):
+    """Drops the rest of the delta at a parse error and previews on from the next one, as Codex does."""
+
+    replaces = (Patch, _patch_parsing_with(_ResumesAfterError))
+
+
+class _ShowsPreviewBeforeError(Patch):
+    def consume(self, delta: str, at_ms: int) -> Payload | None:
+        parsing = self._parser.error is None
+        payload = super().consume(delta, at_ms)
+        if payload is None and parsing and self._parser.error is not None:
+            return {"files": self._parser.files()}  # what parsed before the faulty line
+        return payload
+
+
+class PatchShowsPreviewBeforeError(CustomTools):
+    """Shows, at the delta where the patch turns out malformed, the preview of the lines before the error."""
+
+    replaces = (Patch, _ShowsPreviewBeforeError)
+
+
+class InputNormalizedByPatchConsumer(CustomTools):
+    """Runs a call whose consumer is patch with the patch as its parser read it: lines ended by LF only."""
+
+    def _resolve(self, item: Item) -> list[Outcome]:
+        slot = self._slot
+        outcomes = super()._resolve(item)
+        if slot is None or slot.item is not item or not isinstance(slot.consumer, Patch):
+            return outcomes
+        return [
+            {**o, "input": o["input"].replace("\r\n", "\n")} if o["kind"] == "tool.call" else o
+            for o in outcomes
+        ]
+
+
+class ReplacedCallRunsWhatItsConsumerSaw(CustomTools):
+    """Runs a call whose consumer was replaced with the input that consumer saw, not its complete input."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(tools)
+        self._replaced: dict[str, str] = {}  # the calls whose consumer was replaced, and what it saw
+
+    def _bind_consumer(self, item: Item) -> list[Outcome]:
+        slot = self._slot
+        if slot is not None:
+            self._replaced[slot.item.id] = "".join(slot.item.arguments.runs + slot.item.arguments.recent)
+        return super()._bind_consumer(item)
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        return [
+            {**o, "input": self._replaced[o["item_id"]]}
+            if o["kind"] == "tool.call" and o["item_id"] in self._replaced
+            else o
+            for o in outcomes
+        ]
+
+
 MUTANTS = [
     mutant(ConsumerPerCall, "custom.consumer-per-call", "CUSTOM-SLOT-1", "CUSTOM-SLOT-5", "CUSTOM-SLOT-6"),
     mutant(MatchesToolByNameOnly, "custom.tool-by-name-only", "CUSTOM-SLOT-2"),
@@ -790,4 +1490,65 @@ MUTANTS = [
     mutant(PatchTakesMissingEnd, "custom.patch-takes-missing-end", "CUSTOM-PATCH-5"),
     mutant(PatchPreviewsPastError, "custom.patch-previews-past-error", "CUSTOM-PATCH-6"),
     mutant(broken_routers.BuildsCallFromBuffer, "custom.call-from-consumer-buffer", "CUSTOM-EXEC-1"),
+    mutant(SlotPerTool, "custom.slot-per-tool", "CUSTOM-SLOT-1"),
+    mutant(SlotEmptiedByErrors, "custom.slot-emptied-by-errors", "CUSTOM-SLOT-1"),
+    mutant(BindsAtFirstDelta, "custom.binds-at-first-delta", "CUSTOM-SLOT-2"),
+    mutant(ReplacedConsumerFinished, "custom.replaced-consumer-finished", "CUSTOM-SLOT-5", "CUSTOM-SLOT-2"),
+    mutant(
+        EchoForToolsWithoutConsumer, "custom.echo-for-tools-without-consumer", "CUSTOM-CAT-1", "CUSTOM-SLOT-6"
+    ),
+    mutant(ConsumerlessCallFinishesConsumer, "custom.consumerless-call-finishes-consumer", "CUSTOM-SLOT-6"),
+    mutant(KeepsSlotForCallWithoutCallId, "custom.keeps-slot-for-call-without-call-id", "CUSTOM-SLOT-7"),
+    mutant(BindsCallIdAtDone, "custom.binds-call-id-at-done", "CUSTOM-SLOT-7"),
+    mutant(FunctionCallFinishesConsumer, "custom.function-call-finishes-consumer", "CUSTOM-SLOT-3"),
+    mutant(FunctionCallGetsItsToolsConsumer, "custom.function-call-gets-its-tools-consumer", "CUSTOM-SLOT-3"),
+    mutant(MalformedAddedEmptiesSlot, "custom.malformed-added-empties-slot", "CUSTOM-SLOT-4"),
+    mutant(ConsumesInputDone, "custom.consumes-input-done", "CUSTOM-DELTA-1"),
+    mutant(NoIdDeltaUnbinds, "custom.no-id-delta-unbinds", "CUSTOM-DELTA-3"),
+    mutant(NoIdDeltaEndsConsumer, "custom.no-id-delta-ends-consumer", "CUSTOM-DELTA-3"),
+    mutant(ConsumerGetsStrippedDelta, "custom.consumer-gets-stripped-delta", "CUSTOM-DELTA-4"),
+    mutant(FinishAtInputDone, "custom.finish-at-input-done", "CUSTOM-FIN-1"),
+    mutant(DoneOfAnyItemDropsConsumer, "custom.done-of-any-item-drops-consumer", "CUSTOM-FIN-2"),
+    mutant(FinishesAtAnyCallDone, "custom.finishes-at-any-call-done", "CUSTOM-FIN-2"),
+    mutant(RejectionIsInvalidArguments, "custom.rejection-is-invalid-arguments", "CUSTOM-FIN-3"),
+    mutant(RejectionWithoutCallId, "custom.rejection-without-call-id", "CUSTOM-FIN-3"),
+    mutant(FinishBeforeDuplicateCheck, "custom.finish-before-duplicate-check", "CUSTOM-FIN-4"),
+    mutant(IncompleteCallAskedOfConsumer, "custom.incomplete-call-asked-of-consumer", "CUSTOM-FIN-4"),
+    mutant(MismatchDroppedWhenFinished, "custom.mismatch-dropped-when-finished", "CUSTOM-FIN-5"),
+    mutant(MismatchReportedAgainAtFinish, "custom.mismatch-reported-again-at-finish", "CUSTOM-FIN-5"),
+    mutant(FinishWithDeltas, "custom.finish-with-deltas", "CUSTOM-FIN-7"),
+    mutant(FinishWithInputDoneOnly, "custom.finish-with-input-done-only", "CUSTOM-FIN-7"),
+    mutant(FailureBeforeDelta, "custom.failure-before-delta", "CUSTOM-FAIL-1"),
+    mutant(FailureAsInternalError, "custom.failure-as-internal-error", "CUSTOM-FAIL-1"),
+    mutant(FailedConsumerFinished, "custom.failed-consumer-finished", "CUSTOM-FAIL-2"),
+    mutant(FailedConsumerRetried, "custom.failed-consumer-retried", "CUSTOM-FAIL-2"),
+    mutant(FailureEndsStream, "custom.failure-ends-stream", "CUSTOM-FAIL-3"),
+    mutant(CallBeforeFinishFailure, "custom.call-before-finish-failure", "CUSTOM-FAIL-3"),
+    mutant(EndFlushesPendingPreview, "custom.end-flushes-pending-preview", "CUSTOM-END-1"),
+    mutant(EndJudgedByConsumer, "custom.end-judged-by-consumer", "CUSTOM-END-1"),
+    mutant(TimeFromDeltasOnly, "custom.time-from-deltas-only", "CUSTOM-TIME-1"),
+    mutant(ConsumerPerDelta, "custom.consumer-per-delta", "CUSTOM-CAT-1"),
+    mutant(EchoWithoutDelta, "custom.echo-without-delta", "CUSTOM-CAT-2"),
+    mutant(EchoFinishesWithInput, "custom.echo-finishes-with-input", "CUSTOM-CAT-2"),
+    mutant(SilentAnswersDeltas, "custom.silent-answers-deltas", "CUSTOM-CAT-3"),
+    mutant(SilentFinishesWithNothing, "custom.silent-finishes-with-nothing", "CUSTOM-CAT-3"),
+    mutant(RejectAccepts, "custom.reject-accepts", "CUSTOM-CAT-4"),
+    mutant(RejectRaises, "custom.reject-raises", "CUSTOM-CAT-4"),
+    mutant(RaiseAnswersErrorPayload, "custom.raise-answers-error-payload", "CUSTOM-CAT-5"),
+    mutant(RaiseFailsAtCreation, "custom.raise-fails-at-creation", "CUSTOM-CAT-5"),
+    mutant(RaiseRejectsAtFinish, "custom.raise-rejects-at-finish", "CUSTOM-CAT-7"),
+    mutant(
+        RaiseFailsAtFinishOnlyAfterDeltas, "custom.raise-fails-at-finish-only-after-deltas", "CUSTOM-CAT-7"
+    ),
+    mutant(PatchAsEcho, "custom.patch-as-echo", "CUSTOM-CAT-6"),
+    mutant(PatchPreviewsAtFinishOnly, "custom.patch-previews-at-finish-only", "CUSTOM-CAT-6"),
+    mutant(PatchKeepsCr, "custom.patch-keeps-cr", "CUSTOM-PATCH-1"),
+    mutant(PatchMoveToDropped, "custom.patch-move-to-dropped", "CUSTOM-PATCH-3"),
+    mutant(PatchPendingLostAtFinish, "custom.patch-pending-lost-at-finish", "CUSTOM-PATCH-5"),
+    mutant(PatchResumesAfterError, "custom.patch-resumes-after-error", "CUSTOM-PATCH-6"),
+    mutant(PatchShowsPreviewBeforeError, "custom.patch-shows-preview-before-error", "CUSTOM-PATCH-6"),
+    mutant(InputNormalizedByPatchConsumer, "custom.input-normalized-by-patch-consumer", "CUSTOM-EXEC-1"),
+    mutant(
+        ReplacedCallRunsWhatItsConsumerSaw, "custom.replaced-call-runs-what-its-consumer-saw", "CUSTOM-EXEC-1"
+    ),
 ]

@@ -4,6 +4,7 @@ executor, ledger or declared tools) with one piece changed, the way a real appli
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -12,7 +13,7 @@ from typing import Any, ClassVar
 import broken_executors
 from streamroute.reference import Outcome, Router
 from streamroute.reference.connection import is_step
-from streamroute.reference.executor import Executor, Tool, Trigger, _outcome
+from streamroute.reference.executor import TRANSITIONS, Executor, Tool, Trigger, _outcome, _validator
 from streamroute.reference.ledger import UNFINISHED, Ledger, Record, SqliteLedger, State
 from streamroute.reference.router import CALL_TYPES, CATALOGUE_CALL_TYPES
 from streamroute.reference.session import ExecutionSession
@@ -65,9 +66,17 @@ class ExecutionBeforeItsCause(Execution):
     executor = _CausesFirst
 
 
-class _KeepsCallsToItself(Executor):
+class _Withholds(Executor):
+    """Passes on every router outcome but those of kind `withheld`."""
+
+    withheld: str
+
     def feed(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
-        return _without("tool.call", super().feed(outcomes))
+        return _without(self.withheld, super().feed(outcomes))
+
+
+class _KeepsCallsToItself(_Withholds):
+    withheld = "tool.call"
 
 
 class KeepsCallsToItself(Execution):
@@ -106,18 +115,40 @@ class NoReadyWithoutApproval(Execution):
     executor = _NoReadyWithoutApproval
 
 
-class _RunningInMemory:
-    """A ledger that keeps the move to TOOL_RUNNING in memory and writes only the call's end."""
+class _LedgerOver:
+    """A ledger over the real one: each mutant ledger below changes only what it overrides."""
 
     def __init__(self, ledger: SqliteLedger) -> None:
         self._ledger = ledger
+
+    def get(self, call_id: str) -> Record | None:
+        return self._ledger.get(call_id)
+
+    def insert(self, record: Record) -> bool:
+        return self._ledger.insert(record)
+
+    def update(self, record: Record, expected: State) -> bool:
+        return self._ledger.update(record, expected)
+
+    def records(self) -> list[Record]:
+        return self._ledger.records()
+
+    def unfinished(self) -> list[Record]:
+        return self._ledger.unfinished()
+
+    def close(self) -> None:
+        self._ledger.close()
+
+
+class _RunningInMemory(_LedgerOver):
+    """A ledger that keeps the move to TOOL_RUNNING in memory and writes only the call's end."""
+
+    def __init__(self, ledger: SqliteLedger) -> None:
+        super().__init__(ledger)
         self._running: dict[str, Record] = {}
 
     def get(self, call_id: str) -> Record | None:
         return self._running.get(call_id) or self._ledger.get(call_id)
-
-    def insert(self, record: Record) -> bool:
-        return self._ledger.insert(record)
 
     def update(self, record: Record, expected: State) -> bool:
         known = self.get(record.call_id)
@@ -138,9 +169,6 @@ class _RunningInMemory:
 
     def unfinished(self) -> list[Record]:
         return [self._running.get(record.call_id, record) for record in self._ledger.unfinished()]
-
-    def close(self) -> None:
-        self._ledger.close()
 
 
 class RunningStateInMemory(Execution):
@@ -419,16 +447,24 @@ class DuplicateIgnored(Execution):
 # -- cancellation (section 7) ----------------------------------------------------------
 
 
-class _CancelsOnlyReady(Executor):
+class _CancelSpares(Executor):
+    """Cancels the turn's calls but those in state `spared`, which it leaves as they are."""
+
+    spared: str
+
     def cancel(self) -> list[Outcome]:
         calls = self._turn.calls
-        running = [c for c in calls if (r := self._ledger.get(c)) is not None and r.state == "TOOL_RUNNING"]
-        for call_id in running:
+        spared = [c for c in calls if (r := self._ledger.get(c)) is not None and r.state == self.spared]
+        for call_id in spared:
             del calls[call_id]
         try:
             return super().cancel()
         finally:
-            calls.update(dict.fromkeys(running))
+            calls.update(dict.fromkeys(spared))
+
+
+class _CancelsOnlyReady(_CancelSpares):
+    spared = "TOOL_RUNNING"
 
 
 class CancelLeavesRunningCalls(Execution):
@@ -780,6 +816,1232 @@ class AuditsThisProcessOnly(Execution):
     executor = _AuditsThisProcess
 
 
+# -- more shapes of the same requirements ------------------------------------------------
+
+
+class _PassesItsRecord(Executor):
+    def feed(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
+        return [
+            {**o, "arguments": json.dumps(o["arguments"], separators=(",", ":"))}
+            if o["kind"] == "tool.call"
+            else o
+            for o in super().feed(outcomes)
+        ]
+
+
+class PassesTheRecordedCall(Execution):
+    """Passes each tool.call on as its ledger holds it, the arguments as the JSON text it stored."""
+
+    executor = _PassesItsRecord
+
+
+class _SwallowsLifecycle(_Withholds):
+    withheld = "lifecycle"
+
+
+class LifecycleSwallowed(Execution):
+    """Reads the router's lifecycle outcomes to track the turn, and passes none of them on."""
+
+    executor = _SwallowsLifecycle
+
+
+_EXECUTION_KINDS = (
+    "tool.ready",
+    "tool.rejected",
+    "tool.started",
+    "tool.succeeded",
+    "tool.failed",
+    "tool.cancelled",
+)
+
+
+class _OneStepLate(Executor):
+    def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
+        super().__init__(tools, ledger)
+        self._queued: list[Outcome] = []
+
+    def feed(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
+        answer = super().feed(outcomes)
+        queued, self._queued = self._queued, [o for o in answer if o["kind"] in _EXECUTION_KINDS]
+        return [o for o in answer if o["kind"] not in _EXECUTION_KINDS] + queued
+
+
+class ExecutionOneStepLate(Execution):
+    """Queues the execution outcomes of each step and hands them over with the next step's."""
+
+    executor = _OneStepLate
+
+
+class ControlOutcomesDeferred(Execution):
+    """Answers a control step with nothing, and hands its outcomes over with the next step."""
+
+    def __init__(self, tools: Tools) -> None:
+        self._deferred: list[Outcome] = []
+        super().__init__(tools)
+
+    def feed(self, step: Any) -> list[Outcome]:
+        outcomes = super().feed(step)
+        if is_step(step) and step["control"] != "restart":
+            self._deferred, outcomes = self._deferred + outcomes, []
+            return outcomes
+        outcomes, self._deferred = self._deferred + outcomes, []
+        return outcomes
+
+    def close(self) -> list[Outcome]:
+        return self._deferred + super().close()
+
+
+class _RejectsRouterRefusals(Executor):
+    def feed(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
+        answer: list[Outcome] = []
+        for outcome in super().feed(outcomes):
+            answer.append(outcome)
+            if outcome["kind"] == "tool.error" and "call_id" in outcome:
+                refused = {"item_id": outcome["item_id"], "call_id": outcome["call_id"], "name": ""}
+                answer.append(
+                    {"kind": "tool.rejected", **refused, "code": "router_refused", "message": outcome["code"]}
+                )
+        return answer
+
+
+class RouterRefusalsRejected(Execution):
+    """Reports each call the router refuses with tool.error as rejected, a tool.rejected of its own."""
+
+    executor = _RejectsRouterRefusals
+
+
+class _RecordsPreviews(Executor):
+    def feed(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
+        outcomes = list(outcomes)
+        for delta in outcomes:
+            if delta["kind"] == "tool.arguments.delta" and self._ledger.get(delta["item_id"]) is None:
+                self._ledger.insert(
+                    Record(delta["item_id"], delta["item_id"], "", "function", self._consumer)
+                )
+        return super().feed(outcomes)
+
+
+class RecordsStreamingCalls(Execution):
+    """Records a call when its arguments start to stream, keyed by item id, before the router completes it."""
+
+    executor = _RecordsPreviews
+
+
+class _ReadyAgainAtApproval(Executor):
+    def approve(self, call_id: str) -> list[Outcome]:
+        record = self._awaiting(call_id)
+        outcomes = super().approve(call_id)
+        return outcomes if record is None else [_outcome(record, "accept"), *outcomes]
+
+
+class ReadyAgainAtApproval(Execution):
+    """Announces an approved call ready once more before it starts."""
+
+    executor = _ReadyAgainAtApproval
+
+
+class _SkipsRunning(Executor):
+    def _start(self, ready: Record) -> list[Outcome]:
+        outcomes = super()._start(ready)
+        ended = any(o["kind"] in ("tool.succeeded", "tool.failed") for o in outcomes)
+        return _without("tool.started", outcomes) if ended else outcomes
+
+
+class RunningSkippedForQuickTools(Execution):
+    """Reports a tool that returns at once as succeeded or failed without its tool.started."""
+
+    executor = _SkipsRunning
+
+
+class _FinalStateInMemory(_LedgerOver):
+    """A ledger that keeps the moves to a final state from TOOL_RUNNING in memory."""
+
+    def __init__(self, ledger: SqliteLedger) -> None:
+        super().__init__(ledger)
+        self._ended: dict[str, Record] = {}
+
+    def get(self, call_id: str) -> Record | None:
+        return self._ended.get(call_id) or self._ledger.get(call_id)
+
+    def update(self, record: Record, expected: State) -> bool:
+        if expected == "TOOL_RUNNING" and record.state not in UNFINISHED:
+            known = self.get(record.call_id)
+            if known is None or known.state != expected:
+                return False
+            self._ended[record.call_id] = record
+            return True
+        return self._ledger.update(record, expected)
+
+    def records(self) -> list[Record]:
+        return [self._ended.get(record.call_id, record) for record in self._ledger.records()]
+
+    def unfinished(self) -> list[Record]:
+        return [r for r in self._ledger.unfinished() if r.call_id not in self._ended]
+
+
+class FinalStateNotWritten(Execution):
+    """Keeps a call's end in memory and writes only its start: a restart finds a finished call running."""
+
+    def _open_ledger(self) -> Any:
+        return _FinalStateInMemory(super()._open_ledger())
+
+
+class _DeferredWrites(_LedgerOver):
+    """A ledger that writes each move with the next step, not at once (what is owed is lost at close,
+    as at a crash)."""
+
+    def __init__(self, ledger: SqliteLedger) -> None:
+        super().__init__(ledger)
+        self._owed: list[tuple[Record, State | None]] = []
+
+    def flush(self) -> None:
+        owed, self._owed = self._owed, []
+        for record, expected in owed:
+            if expected is None:
+                self._ledger.insert(record)
+            else:
+                self._ledger.update(record, expected)
+
+    def get(self, call_id: str) -> Record | None:
+        owed = [record for record, _ in self._owed if record.call_id == call_id]
+        return owed[-1] if owed else self._ledger.get(call_id)
+
+    def insert(self, record: Record) -> bool:
+        if self.get(record.call_id) is not None:
+            return False
+        self._owed.append((record, None))
+        return True
+
+    def update(self, record: Record, expected: State) -> bool:
+        known = self.get(record.call_id)
+        if known is None or known.state != expected:
+            return False
+        self._owed.append((record, expected))
+        return True
+
+    def records(self) -> list[Record]:
+        records = {record.call_id: record for record in self._ledger.records()}
+        records.update((record.call_id, record) for record, _ in self._owed)
+        return list(records.values())
+
+    def unfinished(self) -> list[Record]:
+        return [record for record in self.records() if record.state in UNFINISHED]
+
+
+class WritesDeferredToNextStep(Execution):
+    """Writes each move to the ledger at the next step: a restart loses the moves of the step before it."""
+
+    def _open_ledger(self) -> Any:
+        return _DeferredWrites(super()._open_ledger())
+
+    def feed(self, step: Any) -> list[Outcome]:
+        ledger = self._ledger
+        if not (is_step(step) and step["control"] == "restart") and isinstance(ledger, _DeferredWrites):
+            ledger.flush()
+        return super().feed(step)
+
+
+class _ReopensCancelled(Executor):
+    def _awaiting(self, call_id: str) -> Record | None:
+        record = self._ledger.get(call_id)
+        if (
+            record is not None
+            and record.state == "CANCELLED"
+            and record.requires_approval
+            and not record.started
+        ):
+            reopened = dataclasses.replace(record, state="TOOL_READY")
+            if self._ledger.update(reopened, "CANCELLED"):
+                return reopened
+        return super()._awaiting(call_id)
+
+
+class ApprovalReopensCancelledCall(Execution):
+    """Takes an approval of a call cancelled before it started as the person's wish to run it after all."""
+
+    executor = _ReopensCancelled
+
+
+class _RetractionCancelsFinal(Executor):
+    def _retract(self, call_id: object, item_id: object) -> list[Outcome]:
+        record = _record_of(self, call_id)
+        outcomes = super()._retract(call_id, item_id)
+        final = record is not None and record.item_id == item_id and record.state not in UNFINISHED
+        if final and record is not None:
+            cancelled = dataclasses.replace(record, state="CANCELLED", retracted=True)
+            if self._ledger.update(cancelled, record.state):
+                outcomes.append(_outcome(cancelled, "retract"))
+        return outcomes
+
+
+class RetractionCancelsFinalCall(Retraction):
+    """Moves a retracted call that had already ended to CANCELLED, as a retraction of a call still running."""
+
+    executor = _RetractionCancelsFinal
+
+
+class _RetriesFailedOnReplay(Executor):
+    def _take(self, call: Outcome) -> list[Outcome]:
+        known = self._ledger.get(call["call_id"])
+        if known is None or known.state != "FAILED" or known.started:
+            return super()._take(call)
+        trigger, changes = self._decide(dataclasses.replace(known, state="STREAMING"))
+        moved = dataclasses.replace(known, **changes, state=TRANSITIONS["STREAMING"][trigger])
+        if not self._ledger.update(moved, "FAILED"):
+            return super()._take(call)
+        outcomes = [_outcome(moved, trigger)]
+        return outcomes + (self._start(moved) if trigger == "accept" and not moved.requires_approval else [])
+
+
+class ReplayedRejectionRetried(Execution):
+    """Checks a replayed call that was rejected before once more, and runs it if it now passes."""
+
+    executor = _RetriesFailedOnReplay
+
+
+class _SecondCancelKills(Executor):
+    def cancel(self) -> list[Outcome]:
+        before = {
+            c: r
+            for c in self._turn.calls
+            if (r := self._ledger.get(c)) is not None and r.state == "CANCELLED"
+        }
+        outcomes = super().cancel()
+        for record in before.values():
+            killed = dataclasses.replace(record, state="FAILED", code="killed", message="cancelled twice")
+            if self._ledger.update(killed, "CANCELLED"):
+                outcomes.append(_outcome(killed, "fail"))
+        return outcomes
+
+
+class SecondCancelKills(Execution):
+    """Takes a second cancel for a harder one: the calls the first cancelled are failed as killed."""
+
+    executor = _SecondCancelKills
+
+
+class _ValidatesRequiredOnly(Executor):
+    def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
+        super().__init__(tools, ledger)
+        self._validators = {
+            key: _validator({"type": "object", "required": tool.parameters.get("required", [])})
+            for key, tool in self._tools.items()
+            if tool.parameters is not None and tool.type in ("function", "tool_search")
+        }
+
+
+class ValidatesRequiredOnly(Execution):
+    """Checks only that a call's required properties are there, not their types or values."""
+
+    executor = _ValidatesRequiredOnly
+
+
+def _coerced(value: Any, schema: Any) -> Any:
+    """`value` with each scalar made the type its schema names, as a lax validator does first."""
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        return {key: _coerced(item, properties.get(key)) for key, item in value.items()}
+    if schema.get("type") == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+class _CoercesBeforeChecking(Executor):
+    def _decide(self, record: Record) -> tuple[Trigger, dict[str, Any]]:
+        tool = self._allowed(record)
+        if record.tool_type != "function" or tool is None or tool.parameters is None:
+            return super()._decide(record)
+        return super()._decide(
+            dataclasses.replace(record, arguments=_coerced(record.arguments, tool.parameters))
+        )
+
+
+class CoercesArgumentsBeforeChecking(Execution):
+    """Coerces each argument to the type its schema names before checking it, as a lax validator does."""
+
+    executor = _CoercesBeforeChecking
+
+
+class _SchemaPathPointer(_Repointed):
+    def pointer(self, record: Record, pointer: str) -> str:
+        error = next(self._validators[(record.namespace, record.name)].iter_errors(record.arguments))
+        return "".join(f"/{part}" for part in error.absolute_schema_path)
+
+
+class PointsIntoTheSchema(Execution):
+    """Gives the schema error's path in the schema as the pointer, not the path in the arguments."""
+
+    executor = _SchemaPathPointer
+
+
+class _PermissionAtStart(Executor):
+    def _decide(self, record: Record) -> tuple[Trigger, dict[str, Any]]:
+        tool = self._allowed(record)
+        if tool is None:
+            return super()._decide(record)
+        key = (tool.namespace, tool.name)
+        self._tools[key] = dataclasses.replace(tool, permit=lambda payload: True)  # not asked here
+        try:
+            return super()._decide(record)
+        finally:
+            self._tools[key] = tool
+
+    def _start(self, ready: Record) -> list[Outcome]:
+        tool = self._allowed(ready)
+        payload = ready.arguments if ready.tool_type == "function" else ready.input
+        if tool is not None and not tool.permit(payload):
+            return self._emit(
+                ready, "reject", code="not_permitted", message="the permission rule refuses this call"
+            )
+        return super()._start(ready)
+
+
+class PermissionAskedAtStart(Execution):
+    """Asks the tool's permission rule when the call starts, after it was announced ready."""
+
+    executor = _PermissionAtStart
+
+
+class _NotPermittedIsDenied(Executor):
+    def _decide(self, record: Record) -> tuple[Trigger, dict[str, Any]]:
+        trigger, changes = super()._decide(record)
+        if changes.get("code") == "not_permitted":
+            changes = {**changes, "code": "denied"}
+        return trigger, changes
+
+
+class NotPermittedIsDenied(Execution):
+    """Reports a call its permission rule refuses as denied, as a person's refusal."""
+
+    executor = _NotPermittedIsDenied
+
+
+class _SchemaFirst(Executor):
+    def _decide(self, record: Record) -> tuple[Trigger, dict[str, Any]]:
+        validator = self._validators.get((record.namespace, record.name))
+        payload = record.arguments if record.tool_type == "function" else None
+        error = (
+            None if validator is None or payload is None else next(iter(validator.iter_errors(payload)), None)
+        )
+        if error is not None and not self._turn.cancelled:
+            pointer = "".join("/" + str(part) for part in error.absolute_path)
+            return "reject", {"code": "invalid_arguments", "message": error.message, "pointer": pointer}
+        return super()._decide(record)
+
+
+class SchemaBeforeAllowList(Execution):
+    """Checks a call's arguments against its tool's schema before it looks the tool up on the allow-list."""
+
+    executor = _SchemaFirst
+
+
+class _DenialNotPermitted(Executor):
+    def deny(self, call_id: str) -> list[Outcome]:
+        record = self._awaiting(call_id)
+        if record is None:
+            return super().deny(call_id)
+        return self._emit(record, "reject", code="not_permitted", message="approval was denied")
+
+
+class DenialIsNotPermitted(Execution):
+    """Rejects a denied call as not_permitted, the code of a permission rule."""
+
+    executor = _DenialNotPermitted
+
+
+class _DecidedCallCode(Executor):
+    def approve(self, call_id: str) -> list[Outcome]:
+        return self._decided(call_id) or super().approve(call_id)
+
+    def deny(self, call_id: str) -> list[Outcome]:
+        return self._decided(call_id) or super().deny(call_id)
+
+    def _decided(self, call_id: str) -> list[Outcome]:
+        record = self._ledger.get(call_id)
+        if record is None or record.state in UNFINISHED:
+            return []
+        return [
+            {"kind": "error", "code": "already_decided", "message": f"call {call_id!r} is {record.state}"}
+        ]
+
+
+class DecidedCallsHaveTheirOwnCode(Execution):
+    """Answers an approve or deny of a call that has ended with error already_decided."""
+
+    executor = _DecidedCallCode
+
+
+class _ReadyNotAnnouncedAgain(Executor):
+    def recover(self) -> list[Outcome]:
+        return [o for o in super().recover() if o["kind"] != "tool.ready"]
+
+
+class AwaitingCallsNotAnnouncedAgain(Execution):
+    """Keeps a call awaiting approval across a restart, but does not announce it again."""
+
+    executor = _ReadyNotAnnouncedAgain
+
+
+class _ApprovesOwnCallsOnly(Executor):
+    def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
+        super().__init__(tools, ledger)
+        self._taken: set[str] = set()
+
+    def _take(self, call: Outcome) -> list[Outcome]:
+        self._taken.add(call["call_id"])
+        return super()._take(call)
+
+    def _awaiting(self, call_id: str) -> Record | None:
+        return super()._awaiting(call_id) if call_id in self._taken else None
+
+
+class ApprovesOnlyCallsItTook(Execution):
+    """Announces a call awaiting approval again after a restart, but approves only calls this process took."""
+
+    executor = _ApprovesOwnCallsOnly
+
+
+class _CatalogueUnrecorded(Executor):
+    def _take(self, call: Outcome) -> list[Outcome]:
+        if call["tool_type"] in ("function", "custom"):
+            return super()._take(call)
+        record = Record(call["call_id"], call["item_id"], call["name"], call["tool_type"], self._consumer)
+        outcomes = [_outcome(dataclasses.replace(record, state="TOOL_READY"), "accept")]
+        tool = self._allowed(record)
+        running = dataclasses.replace(record, state="TOOL_RUNNING", started=True)
+        if tool is None:
+            return super()._take(call)
+        outcomes.append(_outcome(running, "start"))
+        done = dataclasses.replace(running, state="TOOL_SUCCEEDED", result=copy.deepcopy(tool.run(None)))
+        return [*outcomes, _outcome(done, "return")]
+
+
+class CatalogueCallsNotRecorded(Execution):
+    """Runs a catalogue call with no record of it: only function and custom calls go to the ledger."""
+
+    executor = _CatalogueUnrecorded
+
+
+class _DropsServerLabel(Executor):
+    def _take(self, call: Outcome) -> list[Outcome]:
+        return super()._take({name: value for name, value in call.items() if name != "server_label"})
+
+
+class ApprovalRecordedWithoutServer(Execution):
+    """Records an MCP approval request's call without the server it asks for."""
+
+    executor = _DropsServerLabel
+
+
+class BuiltinsAllowedWhenOffered(Execution):
+    """Takes a built-in tool the request offered (shell, apply_patch) for allowed, whatever the list says."""
+
+    def declared(self, tools: Tools) -> Tools:
+        return [{**tool, "allow": True} if "name" not in tool else tool for tool in tools]
+
+
+class _ApprovalByPrefixedName(Executor):
+    def _allowed(self, record: Record) -> Tool | None:
+        if record.tool_type == "mcp_approval" and record.server_label is not None:
+            record = dataclasses.replace(record, name=f"{record.server_label}__{record.name}")
+        return super()._allowed(record)
+
+
+class ApprovalLookedUpByPrefixedName(Execution):
+    """Looks an MCP approval request up on the allow-list as server__tool, as MCP clients name their tools."""
+
+    executor = _ApprovalByPrefixedName
+
+
+class _PrefixedToolSearchPointer(_Repointed):
+    def pointer(self, record: Record, pointer: str) -> str:
+        return "/arguments" + pointer if record.tool_type == "tool_search" else pointer
+
+
+class ToolSearchPointerIntoTheCall(Execution):
+    """Points a tool search's fault into the whole call (/arguments/...), not into its arguments."""
+
+    executor = _PrefixedToolSearchPointer
+
+
+class _ToolSearchCheckedAtStart(Executor):
+    def _decide(self, record: Record) -> tuple[Trigger, dict[str, Any]]:
+        if record.tool_type != "tool_search":
+            return super()._decide(record)
+        validators, self._validators = self._validators, {}
+        try:
+            return super()._decide(record)
+        finally:
+            self._validators = validators
+
+    def _start(self, ready: Record) -> list[Outcome]:
+        validator = self._validators.get((ready.namespace, ready.name))
+        error = None if validator is None else next(iter(validator.iter_errors(ready.arguments)), None)
+        if ready.tool_type == "tool_search" and error is not None:
+            return self._emit(ready, "fail", code="tool_failed", message=error.message)
+        return super()._start(ready)
+
+
+class ToolSearchCheckedByTheTool(Execution):
+    """Leaves a tool search's arguments to the search itself: a bad one is ready, then fails."""
+
+    executor = _ToolSearchCheckedAtStart
+
+
+class _ApprovalFlagFromTool(Executor):
+    def _take(self, call: Outcome) -> list[Outcome]:
+        outcomes = super()._take(call)
+        tool = self._tools.get((call.get("namespace"), call["name"]))
+        if call["tool_type"] != "mcp_approval" or tool is None:
+            return outcomes
+        return [
+            {**o, "requires_approval": tool.requires_approval} if o["kind"] == "tool.ready" else o
+            for o in outcomes
+        ]
+
+
+class ApprovalAnnouncedAsNotRequired(Execution):
+    """Waits for an MCP approval request's approval, but announces it with its tool's requires_approval."""
+
+    executor = _ApprovalFlagFromTool
+
+
+class _ApprovableAsDeclared(Executor):
+    def _awaiting(self, call_id: str) -> Record | None:
+        record = super()._awaiting(call_id)
+        tool = self._allowed(record) if record is not None else None
+        return None if record is None or tool is None or not tool.requires_approval else record
+
+
+class ApprovalRequestNotApprovable(Execution):
+    """Holds an MCP approval request for approval, but takes approve only for tools that declare approval."""
+
+    executor = _ApprovableAsDeclared
+
+
+class _ResultAsText(Executor):
+    def _succeed(self, running: Record, value: Any) -> list[Outcome]:
+        return super()._succeed(running, json.dumps(value))
+
+
+class ResultAsText(Execution):
+    """Records a tool's result as the JSON text it serialized for the model."""
+
+    executor = _ResultAsText
+
+
+class _LastResult(Executor):
+    last: Any = None
+
+    def _succeed(self, running: Record, value: Any) -> list[Outcome]:
+        first = self.last is None
+        self.last = value if first else self.last  # the first result of the process, kept in one field
+        return super()._succeed(running, self.last)
+
+
+class ResultOfTheFirstCall(Execution):
+    """Keeps the result of a call in one field of the executor: parallel calls all get the first one's."""
+
+    executor = _LastResult
+
+
+class _FailureCodeError(Executor):
+    def _fail(self, running: Record, message: str) -> list[Outcome]:
+        return self._emit(running, "fail", code="error", message=message)
+
+
+class ToolFailureCodeError(Execution):
+    """Fails a call whose tool failed with code error, not tool_failed."""
+
+    executor = _FailureCodeError
+
+
+class _FailureIsRejection(Executor):
+    def _fail(self, running: Record, message: str) -> list[Outcome]:
+        moved = dataclasses.replace(running, state="FAILED", code="tool_failed", message=message)
+        if not self._ledger.update(moved, "TOOL_RUNNING"):
+            return []
+        return [_outcome(moved, "reject")]
+
+
+class ToolFailureReportedAsRejection(Execution):
+    """Reports a tool that failed as a rejected call, tool.rejected, as if it never ran."""
+
+    executor = _FailureIsRejection
+
+
+class _NamesTheRecordsItem(Executor):
+    def _take(self, call: Outcome) -> list[Outcome]:
+        known = self._ledger.get(call["call_id"])
+        outcomes = super()._take(call)
+        if known is None:
+            return outcomes
+        return [{**o, "item_id": known.item_id} if o["kind"] == "tool.duplicate" else o for o in outcomes]
+
+
+class DuplicateNamesTheRecordsItem(Execution):
+    """Names a tool.duplicate after the item of the record, not after the item delivered again."""
+
+    executor = _NamesTheRecordsItem
+
+
+class _CancelsStartedCallsOnly(_CancelSpares):
+    spared = "TOOL_READY"
+
+
+class CancelLeavesCallsAwaitingApproval(Execution):
+    """Cancels the calls that are running, and leaves those awaiting a person's approval waiting."""
+
+    executor = _CancelsStartedCallsOnly
+
+
+class _CancelledNeverStarted(Executor):
+    def _emit(self, record: Record, trigger: Trigger, **changes: Any) -> list[Outcome]:
+        outcomes = super()._emit(record, trigger, **changes)
+        return [{**o, "started": False} if o["kind"] == "tool.cancelled" else o for o in outcomes]
+
+
+class CancelledReportsNotStarted(Execution):
+    """Reports every call a cancel cancels as not started, a running one too."""
+
+    executor = _CancelledNeverStarted
+
+
+class _CancelledTurnHolds(Executor):
+    def _take(self, call: Outcome) -> list[Outcome]:
+        if not self._turn.cancelled:
+            return super()._take(call)
+        self._turn.cancelled = False
+        try:
+            outcomes = super()._take(call)
+        finally:
+            self._turn.cancelled = True
+        return [o for o in outcomes if o["kind"] != "tool.started"]
+
+    def _start(self, ready: Record) -> list[Outcome]:
+        return [] if self._turn.cancelled else super()._start(ready)
+
+
+class CancelledTurnHoldsNewCalls(Execution):
+    """Takes a call completed after a cancel as ready, and never starts it."""
+
+    executor = _CancelledTurnHolds
+
+
+class _CancelledWithoutRecord(Executor):
+    def _move(self, record: Record, trigger: Trigger, **changes: Any) -> Record | None:
+        if record.state == "STREAMING" and trigger == "cancel":
+            return dataclasses.replace(record, state="CANCELLED", consumer=self._consumer)  # never written
+        return super()._move(record, trigger, **changes)
+
+
+class LateCallsCancelledUnrecorded(Execution):
+    """Reports a call completed after a cancel as cancelled, and keeps no record of it."""
+
+    executor = _CancelledWithoutRecord
+
+
+class _ReportsFinalCalls(Executor):
+    def cancel(self) -> list[Outcome]:
+        final = [
+            r
+            for c in self._turn.calls
+            if (r := self._ledger.get(c)) is not None and r.state not in UNFINISHED
+        ]
+        return super().cancel() + [_outcome(record, "cancel") for record in final]
+
+
+class CancelReportsFinalCalls(Execution):
+    """Reports every call of the turn cancelled, those that had ended too, and changes only the others."""
+
+    executor = _ReportsFinalCalls
+
+
+class _CancelClearsResults(Executor):
+    def cancel(self) -> list[Outcome]:
+        outcomes = super().cancel()
+        for call_id in self._turn.calls:
+            record = self._ledger.get(call_id)
+            if record is not None and record.state == "TOOL_SUCCEEDED":
+                self._ledger.update(dataclasses.replace(record, result=None), record.state)
+        return outcomes
+
+
+class CancelClearsResults(Execution):
+    """Clears the results of the turn's calls at a cancel, the turn being abandoned."""
+
+    executor = _CancelClearsResults
+
+
+class _SecondCancelIsAnError(Executor):
+    def cancel(self) -> list[Outcome]:
+        again = self._turn.cancelled
+        outcomes = super().cancel()
+        said = {"kind": "error", "code": "already_cancelled", "message": "the turn was cancelled before"}
+        return [*outcomes, said] if again else outcomes
+
+
+class SecondCancelIsAnError(Execution):
+    """Answers a second cancel of a turn with error already_cancelled."""
+
+    executor = _SecondCancelIsAnError
+
+
+class _TurnEndsAtTerminal(Executor):
+    def feed(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
+        answer: list[Outcome] = []
+        for outcome in outcomes:
+            created = outcome["kind"] == "lifecycle" and outcome.get("event") == "created"
+            cancelled = self._turn.cancelled
+            answer += super().feed([outcome])
+            if created:
+                self._turn.cancelled = cancelled  # the turn began at the terminal event before
+            if outcome["kind"] == "lifecycle" and outcome.get("event") in (
+                "completed",
+                "failed",
+                "incomplete",
+            ):
+                self._turn.calls = {}
+        return answer
+
+
+class TurnEndsAtTheTerminalEvent(Execution):
+    """Starts a new turn at a response's terminal event, so a cancel after it applies to the next response."""
+
+    executor = _TurnEndsAtTerminal
+
+
+class _TurnPerLifecycleEvent(Executor):
+    def feed(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
+        answer: list[Outcome] = []
+        for outcome in outcomes:
+            if outcome["kind"] == "lifecycle" and outcome.get("event") != "created":
+                self._turn = type(self._turn)()  # every lifecycle event taken for a new turn
+            answer += super().feed([outcome])
+        return answer
+
+
+class TurnPerLifecycleEvent(Execution):
+    """Starts a new turn at every lifecycle event, in_progress included, so a cancel before it is lost."""
+
+    executor = _TurnPerLifecycleEvent
+
+
+class _RetractedReadyRejected(Executor):
+    def _retract(self, call_id: object, item_id: object) -> list[Outcome]:
+        record = _record_of(self, call_id)
+        if record is None or record.item_id != item_id or record.state != "TOOL_READY" or record.retracted:
+            return super()._retract(call_id, item_id)
+        return self._emit(
+            record, "reject", code="retracted", message="the router withdrew the call", retracted=True
+        )
+
+
+class RetractedReadyCallRejected(Retraction):
+    """Rejects a retracted call that had not started, code retracted, instead of cancelling it."""
+
+    executor = _RetractedReadyRejected
+
+
+class _RetractionSaysStarted(Executor):
+    """Says `started` is `said` in the tool.cancelled of a retracted call that was in state `state`."""
+
+    state: str
+    said: bool
+
+    def _retract(self, call_id: object, item_id: object) -> list[Outcome]:
+        record = _record_of(self, call_id)
+        outcomes = super()._retract(call_id, item_id)
+        if record is None or record.state != self.state:
+            return outcomes
+        return [{**o, "started": self.said} if o["kind"] == "tool.cancelled" else o for o in outcomes]
+
+
+class _RetractionStartedAsRecorded(_RetractionSaysStarted):
+    state, said = "TOOL_READY", True
+
+
+class RetractedReadyCallReportedStarted(Retraction):
+    """Reports a retracted call that had not started as started, as if every retracted call had run."""
+
+    executor = _RetractionStartedAsRecorded
+
+
+class _RetractedRunningNotStarted(_RetractionSaysStarted):
+    state, said = "TOOL_RUNNING", False
+
+
+class RetractedRunningCallReportedNotStarted(Retraction):
+    """Reports a retracted call that was running as not started, as a retraction before it began."""
+
+    executor = _RetractedRunningNotStarted
+
+
+class _RetractedRunningFailed(Executor):
+    def _retract(self, call_id: object, item_id: object) -> list[Outcome]:
+        record = _record_of(self, call_id)
+        if record is None or record.item_id != item_id or record.state != "TOOL_RUNNING" or record.retracted:
+            return super()._retract(call_id, item_id)
+        self._stop(record.call_id)
+        return self._emit(
+            record, "fail", code="retracted", message="the router withdrew the call", retracted=True
+        )
+
+
+class RetractedRunningCallFailed(Retraction):
+    """Fails a retracted call that was running, code retracted, instead of cancelling it."""
+
+    executor = _RetractedRunningFailed
+
+
+class _RetractionClearsResult(Executor):
+    def _retract(self, call_id: object, item_id: object) -> list[Outcome]:
+        outcomes = super()._retract(call_id, item_id)
+        record = _record_of(self, call_id)
+        if record is not None and record.retracted and record.state == "TOOL_SUCCEEDED":
+            self._ledger.update(dataclasses.replace(record, result=None), record.state)
+        return outcomes
+
+
+class RetractionClearsResult(Retraction):
+    """Clears the result of a retracted call that had succeeded: the call is withdrawn."""
+
+    executor = _RetractionClearsResult
+
+
+class _FinalRetractionUnmarked(Executor):
+    def _retract(self, call_id: object, item_id: object) -> list[Outcome]:
+        record = _record_of(self, call_id)
+        if record is not None and record.item_id == item_id and record.state not in UNFINISHED:
+            return []  # a final call is left as it is, mark and all
+        return super()._retract(call_id, item_id)
+
+
+class FinalRetractionUnmarked(Retraction):
+    """Marks a retracted call that it cancels, and leaves the record of one that had ended unmarked."""
+
+    executor = _FinalRetractionUnmarked
+
+
+class RetractedMarkInMemory(Retraction):
+    """Keeps the mark of a retraction in memory: a restarted process's records are unmarked."""
+
+    def _open_ledger(self) -> Any:
+        return _UnmarkedOnDisk(super()._open_ledger())
+
+
+class _UnmarkedOnDisk(_LedgerOver):
+    """A ledger that writes every record as not retracted, and remembers the marks in memory."""
+
+    def __init__(self, ledger: SqliteLedger) -> None:
+        super().__init__(ledger)
+        self._marked: set[str] = set()
+
+    def _marks(self, record: Record | None) -> Record | None:
+        return (
+            None if record is None else dataclasses.replace(record, retracted=record.call_id in self._marked)
+        )
+
+    def get(self, call_id: str) -> Record | None:
+        return self._marks(self._ledger.get(call_id))
+
+    def insert(self, record: Record) -> bool:
+        return self._ledger.insert(dataclasses.replace(record, retracted=False))
+
+    def update(self, record: Record, expected: State) -> bool:
+        if record.retracted:
+            self._marked.add(record.call_id)
+        return self._ledger.update(dataclasses.replace(record, retracted=False), expected)
+
+    def records(self) -> list[Record]:
+        return [r for r in map(self._marks, self._ledger.records()) if r is not None]
+
+    def unfinished(self) -> list[Record]:
+        return [r for r in map(self._marks, self._ledger.unfinished()) if r is not None]
+
+
+class _RetractedTakenAnew(Executor):
+    def _take(self, call: Outcome) -> list[Outcome]:
+        known = self._ledger.get(call["call_id"])
+        if known is None or not known.retracted or known.state != "CANCELLED":
+            return super()._take(call)
+        record = dataclasses.replace(known, state="STREAMING", retracted=False)
+        trigger, changes = self._decide(record)
+        moved = dataclasses.replace(record, **changes, state=TRANSITIONS["STREAMING"][trigger])
+        if not self._ledger.update(moved, "CANCELLED"):
+            return super()._take(call)
+        self._turn.calls[moved.call_id] = None
+        return [_outcome(moved, trigger)]
+
+
+class ReplayedRetractedCallTakenAnew(Retraction):
+    """Takes a replayed call that was retracted for a new one: a retraction does not claim the call id."""
+
+    executor = _RetractedTakenAnew
+
+
+class _RetractedCancelledAgain(Executor):
+    def _take(self, call: Outcome) -> list[Outcome]:
+        known = self._ledger.get(call["call_id"])
+        if known is None or not known.retracted:
+            return super()._take(call)
+        return [_outcome(known, "retract")]
+
+
+class ReplayedRetractedCallCancelledAgain(Retraction):
+    """Answers a replayed call that was retracted with tool.cancelled again, not tool.duplicate."""
+
+    executor = _RetractedCancelledAgain
+
+
+class _ReportsUnknownRetractions(Executor):
+    def _retract(self, call_id: object, item_id: object) -> list[Outcome]:
+        record = _record_of(self, call_id)
+        outcomes = super()._retract(call_id, item_id)
+        if record is not None and record.item_id == item_id:
+            return outcomes
+        return [*outcomes, {"kind": "error", "code": "unknown_call", "message": "no call to withdraw"}]
+
+
+class UnknownRetractionReported(Retraction):
+    """Reports a retraction that names no record of its item as an error of its own."""
+
+    executor = _ReportsUnknownRetractions
+
+
+class _RetractsByItemId(Executor):
+    def _retract(self, call_id: object, item_id: object) -> list[Outcome]:
+        mine = next((r for r in self._ledger.records() if r.item_id == item_id), None)
+        record = _record_of(self, call_id)
+        if mine is None and record is not None:
+            return super()._retract(call_id, record.item_id)  # the call id's record, whatever item made it
+        return super()._retract(call_id, item_id)
+
+
+class RetractionByItemThenCallId(Retraction):
+    """Looks a retraction up by its item first and, finding no record of it, takes the call id's record."""
+
+    executor = _RetractsByItemId
+
+
+class TurnSurvivesRestart(Execution):
+    """Restarts the executor but carries its turn over: the calls taken and whether the turn was cancelled."""
+
+    def _start(self) -> None:
+        executor = getattr(self, "_executor", None)
+        super()._start()
+        if executor is not None:
+            self._executor._turn = executor._turn
+
+
+class _InterruptedAsToolFailed(Executor):
+    def _emit(self, record: Record, trigger: Trigger, **changes: Any) -> list[Outcome]:
+        if trigger == "interrupt":
+            changes = {**changes, "code": "tool_failed"}
+        return super()._emit(record, trigger, **changes)
+
+
+class InterruptedAsToolFailed(Execution):
+    """Fails a call a restart finds running with code tool_failed, not interrupted."""
+
+    executor = _InterruptedAsToolFailed
+
+
+class _LeavesRunning(Executor):
+    def recover(self) -> list[Outcome]:
+        for record in self._ledger.unfinished():
+            if record.state == "TOOL_RUNNING":
+                self._turn.calls[record.call_id] = None
+        unfinished = self._ledger.unfinished
+        self._ledger.unfinished = lambda: [r for r in unfinished() if r.state != "TOOL_RUNNING"]  # type: ignore[method-assign]
+        try:
+            return super().recover()
+        finally:
+            self._ledger.unfinished = unfinished  # type: ignore[method-assign]
+
+
+class RestartLeavesRunningCalls(Execution):
+    """Leaves a call a restart finds running as it is, taking its tool for still running."""
+
+    executor = _LeavesRunning
+
+
+class _AwaitingRecoveredWithoutApproval(Executor):
+    def recover(self) -> list[Outcome]:
+        return [
+            {**o, "requires_approval": False} if o["kind"] == "tool.ready" else o for o in super().recover()
+        ]
+
+
+class RecoveredAwaitingCallsUnflagged(Execution):
+    """Announces a call awaiting approval again after a restart, without saying it awaits approval."""
+
+    executor = _AwaitingRecoveredWithoutApproval
+
+
+class RecoveryRunsAgainAtNextStep(Execution):
+    """Recovers at the restart, and once more at the first step after it."""
+
+    recovering = False
+
+    def feed(self, step: Any) -> list[Outcome]:
+        again = self._executor.recover() if self.recovering else []
+        self.recovering = is_step(step) and step["control"] == "restart"
+        return again + super().feed(step)
+
+
+class RestartsUnderANewName(Execution):
+    """Names each process anew (host and process id), so a restart finds no call of its own to recover."""
+
+    starts = 0
+
+    def _start(self) -> None:
+        super()._start()
+        self.starts += 1
+        self._executor._consumer = f"worker-{self.starts}"
+
+
+class _RecoversInTheOrderOfLastMove(Executor):
+    def recover(self) -> list[Outcome]:
+        unfinished = self._ledger.unfinished
+        self._ledger.unfinished = lambda: self._by_last_move(unfinished())  # type: ignore[method-assign]
+        try:
+            return super().recover()
+        finally:
+            self._ledger.unfinished = unfinished  # type: ignore[method-assign]
+
+    def _by_last_move(self, records: list[Record]) -> list[Record]:
+        moved = self._moves
+        return sorted(
+            records, key=lambda record: moved.index(record.call_id) if record.call_id in moved else -1
+        )
+
+
+class _RecordsMoveOrder(_LedgerOver):
+    """A ledger whose every write moves the record to the end, as `INSERT OR REPLACE` gives a new rowid."""
+
+    def __init__(self, ledger: SqliteLedger, moves: list[str]) -> None:
+        super().__init__(ledger)
+        self.moves = moves
+
+    def insert(self, record: Record) -> bool:
+        return self._note(record, self._ledger.insert(record))
+
+    def update(self, record: Record, expected: State) -> bool:
+        return self._note(record, self._ledger.update(record, expected))
+
+    def _note(self, record: Record, written: bool) -> bool:
+        if written:
+            self.moves[:] = [call_id for call_id in self.moves if call_id != record.call_id] + [
+                record.call_id
+            ]
+        return written
+
+
+class RecoversInTheOrderOfLastMove(Execution):
+    """Keeps its calls in a table rewritten at each move: a restart recovers them in the order they moved."""
+
+    executor = _RecoversInTheOrderOfLastMove
+
+    def __init__(self, tools: Tools) -> None:
+        self._moves: list[str] = []  # the order of the table's rows: it lives with the database
+        super().__init__(tools)
+
+    def _open_ledger(self) -> Any:
+        return _RecordsMoveOrder(super()._open_ledger(), self._moves)
+
+    def _start(self) -> None:
+        super()._start()
+        self._executor._moves = self._moves  # type: ignore[attr-defined]
+
+
+class _RecoversNewestFirst(Executor):
+    def recover(self) -> list[Outcome]:
+        unfinished = self._ledger.unfinished
+        self._ledger.unfinished = lambda: list(reversed(unfinished()))  # type: ignore[method-assign]
+        try:
+            return super().recover()
+        finally:
+            self._ledger.unfinished = unfinished  # type: ignore[method-assign]
+
+
+class RecoversNewestFirst(Execution):
+    """Recovers the calls a restart finds newest first, as a stack of work."""
+
+    executor = _RecoversNewestFirst
+
+
+class _RecordPerDelivery(Executor):
+    def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
+        super().__init__(tools, ledger)
+        self._deliveries: list[Outcome] = []
+
+    def _take(self, call: Outcome) -> list[Outcome]:
+        outcomes = super()._take(call)
+        if any(o["kind"] == "tool.duplicate" for o in outcomes):
+            self._deliveries.append(call)
+        return outcomes
+
+    def audit(self) -> list[Outcome]:
+        again = [
+            {**record, "item_id": call["item_id"]}
+            for call in self._deliveries
+            for record in super().audit()
+            if record["call_id"] == call["call_id"]
+        ]
+        return super().audit() + again
+
+
+class AuditsEveryDelivery(Execution):
+    """Audits each delivery of a call, so a call delivered again has two records."""
+
+    executor = _RecordPerDelivery
+
+
+class _AuditsTheLatestDelivery(Executor):
+    def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
+        super().__init__(tools, ledger)
+        self._delivered: dict[str, str] = {}  # call id -> the item that delivered it last
+
+    def _take(self, call: Outcome) -> list[Outcome]:
+        self._delivered[call["call_id"]] = call["item_id"]
+        return super()._take(call)
+
+    def audit(self) -> list[Outcome]:
+        return [{**r, "item_id": self._delivered.get(r["call_id"], r["item_id"])} for r in super().audit()]
+
+
+class AuditNamesTheLatestDelivery(Retraction):
+    """Audits a call under the item that delivered its call id last, not the item that made the call."""
+
+    executor = _AuditsTheLatestDelivery
+
+
+class _AuditsNewestFirst(Executor):
+    def audit(self) -> list[Outcome]:
+        return list(reversed(super().audit()))
+
+
+class AuditNewestFirst(Execution):
+    """Lists the audit records newest first, as a log is read."""
+
+    executor = _AuditsNewestFirst
+
+
+class _AuditsUnfinished(Executor):
+    def audit(self) -> list[Outcome]:
+        unfinished = {record.call_id for record in self._ledger.unfinished()}
+        return [record for record in super().audit() if record["call_id"] in unfinished]
+
+
+class AuditsUnfinishedCallsOnly(Execution):
+    """Lists in the audit only the calls still ready or running."""
+
+    executor = _AuditsUnfinished
+
+
 MUTANTS = [
     mutant(KeepsCallsToItself, "exec.keeps-calls-to-itself", "EXEC-FLOW-1", "CORE-CALL-2", "CORE-CALLTYPE-1"),
     mutant(ExecutionBeforeItsCause, "exec.execution-before-its-cause", "EXEC-FLOW-3"),
@@ -838,4 +2100,94 @@ MUTANTS = [
     mutant(RecoversReadyCallsFirst, "exec.recovers-ready-calls-first", "EXEC-RESTART-5"),
     mutant(AuditsDeltas, "exec.audits-deltas", "EXEC-AUDIT-1", "CORE-EVT-2"),
     mutant(AuditsThisProcessOnly, "exec.audits-this-process-only", "EXEC-AUDIT-2"),
+    mutant(PassesTheRecordedCall, "exec.passes-the-recorded-call", "EXEC-FLOW-1", "CORE-OUT-1", "CORE-EVT-2"),
+    mutant(LifecycleSwallowed, "exec.lifecycle-swallowed", "EXEC-FLOW-1", "CORE-LIFE-1"),
+    mutant(ExecutionOneStepLate, "exec.execution-one-step-late", "EXEC-FLOW-3", "CORE-OUT-2", "EXEC-STATE-1"),
+    mutant(
+        ControlOutcomesDeferred,
+        "exec.control-outcomes-deferred",
+        "EXEC-FLOW-3",
+        "CORE-OUT-2",
+        "EXEC-APPROVE-1",
+    ),
+    mutant(RouterRefusalsRejected, "exec.router-refusals-rejected", "EXEC-FLOW-2"),
+    mutant(RecordsStreamingCalls, "exec.records-streaming-calls", "EXEC-FLOW-2", "EXEC-AUDIT-1"),
+    mutant(ReadyAgainAtApproval, "exec.ready-again-at-approval", "EXEC-STATE-1"),
+    mutant(RunningSkippedForQuickTools, "exec.running-skipped-for-quick-tools", "EXEC-STATE-1"),
+    mutant(FinalStateNotWritten, "exec.final-state-not-written", "EXEC-STATE-2", "EXEC-APPROVE-1"),
+    mutant(WritesDeferredToNextStep, "exec.writes-deferred-to-next-step", "EXEC-STATE-2", "EXEC-ONCE-1"),
+    mutant(
+        ApprovalReopensCancelledCall, "exec.approval-reopens-cancelled-call", "EXEC-APPROVE-2", "EXEC-STATE-3"
+    ),
+    mutant(
+        RetractionCancelsFinalCall, "exec.retraction-cancels-final-call", "EXEC-RETRACT-3", "EXEC-STATE-3"
+    ),
+    mutant(ReplayedRejectionRetried, "exec.replayed-rejection-retried", "EXEC-ONCE-2", "EXEC-STATE-3"),
+    mutant(SecondCancelKills, "exec.second-cancel-kills", "EXEC-CANCEL-5", "EXEC-STATE-3"),
+    mutant(ValidatesRequiredOnly, "exec.validates-required-only", "EXEC-CHECK-2"),
+    mutant(CoercesArgumentsBeforeChecking, "exec.coerces-arguments-before-checking", "EXEC-CHECK-2"),
+    mutant(PointsIntoTheSchema, "exec.points-into-the-schema", "EXEC-CHECK-5"),
+    mutant(PermissionAskedAtStart, "exec.permission-asked-at-start", "EXEC-CHECK-3"),
+    mutant(NotPermittedIsDenied, "exec.not-permitted-is-denied", "EXEC-CHECK-3"),
+    mutant(SchemaBeforeAllowList, "exec.schema-before-allow-list", "EXEC-CHECK-4"),
+    mutant(DenialIsNotPermitted, "exec.denial-is-not-permitted", "EXEC-APPROVE-1"),
+    mutant(DecidedCallsHaveTheirOwnCode, "exec.decided-calls-have-their-own-code", "EXEC-APPROVE-2"),
+    mutant(
+        AwaitingCallsNotAnnouncedAgain,
+        "exec.awaiting-calls-not-announced-again",
+        "EXEC-APPROVE-3",
+        "EXEC-RESTART-3",
+    ),
+    mutant(ApprovesOnlyCallsItTook, "exec.approves-only-calls-it-took", "EXEC-APPROVE-3"),
+    mutant(CatalogueCallsNotRecorded, "exec.catalogue-calls-not-recorded", "EXEC-CALLTYPE-1", "EXEC-ONCE-1"),
+    mutant(ApprovalRecordedWithoutServer, "exec.approval-recorded-without-server", "EXEC-CALLTYPE-1"),
+    mutant(BuiltinsAllowedWhenOffered, "exec.builtins-allowed-when-offered", "EXEC-CALLTYPE-3"),
+    mutant(ApprovalLookedUpByPrefixedName, "exec.approval-looked-up-by-prefixed-name", "EXEC-CALLTYPE-3"),
+    mutant(ToolSearchPointerIntoTheCall, "exec.tool-search-pointer-into-the-call", "EXEC-CALLTYPE-4"),
+    mutant(ToolSearchCheckedByTheTool, "exec.tool-search-checked-by-the-tool", "EXEC-CALLTYPE-4"),
+    mutant(ApprovalAnnouncedAsNotRequired, "exec.approval-announced-as-not-required", "EXEC-CALLTYPE-2"),
+    mutant(ApprovalRequestNotApprovable, "exec.approval-request-not-approvable", "EXEC-CALLTYPE-2"),
+    mutant(ResultAsText, "exec.result-as-text", "EXEC-RUN-1"),
+    mutant(ResultOfTheFirstCall, "exec.result-of-the-first-call", "EXEC-RUN-1"),
+    mutant(ToolFailureCodeError, "exec.tool-failure-code-error", "EXEC-RUN-3"),
+    mutant(ToolFailureReportedAsRejection, "exec.tool-failure-reported-as-rejection", "EXEC-RUN-3"),
+    mutant(DuplicateNamesTheRecordsItem, "exec.duplicate-names-the-records-item", "EXEC-ONCE-2"),
+    mutant(CancelLeavesCallsAwaitingApproval, "exec.cancel-leaves-calls-awaiting-approval", "EXEC-CANCEL-1"),
+    mutant(CancelledReportsNotStarted, "exec.cancelled-reports-not-started", "EXEC-CANCEL-1"),
+    mutant(CancelledTurnHoldsNewCalls, "exec.cancelled-turn-holds-new-calls", "EXEC-CANCEL-2"),
+    mutant(LateCallsCancelledUnrecorded, "exec.late-calls-cancelled-unrecorded", "EXEC-CANCEL-2"),
+    mutant(CancelReportsFinalCalls, "exec.cancel-reports-final-calls", "EXEC-CANCEL-3"),
+    mutant(CancelClearsResults, "exec.cancel-clears-results", "EXEC-CANCEL-3"),
+    mutant(SecondCancelIsAnError, "exec.second-cancel-is-an-error", "EXEC-CANCEL-5"),
+    mutant(TurnEndsAtTheTerminalEvent, "exec.turn-ends-at-the-terminal-event", "EXEC-CANCEL-4"),
+    mutant(TurnPerLifecycleEvent, "exec.turn-per-lifecycle-event", "EXEC-CANCEL-4"),
+    mutant(RetractedReadyCallRejected, "exec.retracted-ready-call-rejected", "EXEC-RETRACT-1"),
+    mutant(RetractedReadyCallReportedStarted, "exec.retracted-ready-call-reported-started", "EXEC-RETRACT-1"),
+    mutant(
+        RetractedRunningCallReportedNotStarted,
+        "exec.retracted-running-call-reported-not-started",
+        "EXEC-RETRACT-2",
+    ),
+    mutant(RetractedRunningCallFailed, "exec.retracted-running-call-failed", "EXEC-RETRACT-2"),
+    mutant(RetractionClearsResult, "exec.retraction-clears-result", "EXEC-RETRACT-3"),
+    mutant(FinalRetractionUnmarked, "exec.final-retraction-unmarked", "EXEC-RETRACT-4"),
+    mutant(RetractedMarkInMemory, "exec.retracted-mark-in-memory", "EXEC-RETRACT-4"),
+    mutant(ReplayedRetractedCallTakenAnew, "exec.replayed-retracted-call-taken-anew", "EXEC-RETRACT-5"),
+    mutant(
+        ReplayedRetractedCallCancelledAgain, "exec.replayed-retracted-call-cancelled-again", "EXEC-RETRACT-5"
+    ),
+    mutant(UnknownRetractionReported, "exec.unknown-retraction-reported", "EXEC-RETRACT-6"),
+    mutant(RetractionByItemThenCallId, "exec.retraction-by-item-then-call-id", "EXEC-RETRACT-6"),
+    mutant(TurnSurvivesRestart, "exec.turn-survives-restart", "EXEC-RESTART-1"),
+    mutant(InterruptedAsToolFailed, "exec.interrupted-as-tool-failed", "EXEC-RESTART-2"),
+    mutant(RestartLeavesRunningCalls, "exec.restart-leaves-running-calls", "EXEC-RESTART-2"),
+    mutant(RecoveredAwaitingCallsUnflagged, "exec.recovered-awaiting-calls-unflagged", "EXEC-RESTART-3"),
+    mutant(RecoveryRunsAgainAtNextStep, "exec.recovery-runs-again-at-next-step", "EXEC-RESTART-4"),
+    mutant(RestartsUnderANewName, "exec.restarts-under-a-new-name", "EXEC-RESTART-4"),
+    mutant(RecoversNewestFirst, "exec.recovers-newest-first", "EXEC-RESTART-5"),
+    mutant(RecoversInTheOrderOfLastMove, "exec.recovers-in-the-order-of-last-move", "EXEC-RESTART-5"),
+    mutant(AuditsEveryDelivery, "exec.audits-every-delivery", "EXEC-AUDIT-1"),
+    mutant(AuditNamesTheLatestDelivery, "exec.audit-names-the-latest-delivery", "EXEC-AUDIT-1"),
+    mutant(AuditNewestFirst, "exec.audit-newest-first", "EXEC-AUDIT-2"),
+    mutant(AuditsUnfinishedCallsOnly, "exec.audits-unfinished-calls-only", "EXEC-AUDIT-2"),
 ]

@@ -295,6 +295,288 @@ class SilentAfterDone(Sse):
         return [] if after_done else outcomes
 
 
+# -- more shapes of the same requirements ------------------------------------------------
+
+
+class _StripsLeadingBoms(LineByLine):
+    def _finish_line(self) -> str:
+        first = not self._started
+        line = super()._finish_line()
+        return line.lstrip("\ufeff") if first else line
+
+
+class StripsLeadingBoms(Sse):
+    """Strips every U+FEFF that starts the stream, `text.lstrip("\\ufeff")`, not the one byte order mark."""
+
+    decoder = _StripsLeadingBoms
+
+
+class CrlfIsTwoBreaks(Sse):
+    """Splits lines at every CR and every LF, so a CR LF is two line breaks: the event ends early."""
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        return super().feed_bytes(chunk.replace(b"\r\n", b"\n\n"))
+
+
+class _CommentClearsEvent(LineByLine):
+    def _take_field(self, text: str, start: int, end: int) -> None:
+        if text[start] == ":":
+            self._data.clear()  # a line it does not read as a field starts the event over
+        super()._take_field(text, start, end)
+
+
+class CommentClearsEvent(Sse):
+    """Takes a comment line for the start of a new event: the data lines read before it are dropped."""
+
+    decoder = _CommentClearsEvent
+
+
+class _CommentInEventIsData(LineByLine):
+    in_event = False  # a field of the event being received has been read
+
+    def _take_field(self, text: str, start: int, end: int) -> None:
+        if text[start] == ":" and self.in_event:
+            self._data.append(text[start + 1 : end])
+        else:
+            super()._take_field(text, start, end)
+        self.in_event = True
+
+    def _dispatch(self, events: list[Event]) -> None:
+        self.in_event = False
+        super()._dispatch(events)
+
+
+class CommentInEventIsData(Sse):
+    """Ignores comments between events only: one among an event's lines is read as a data line."""
+
+    decoder = _CommentInEventIsData
+
+
+class _KeepsFinalLf(LineByLine):
+    def _dispatch(self, events: list[Event]) -> None:
+        if self._data:
+            self._data.append("")  # each value plus LF, and the last LF never removed
+        super()._dispatch(events)
+
+
+class KeepsFinalLf(Sse):
+    """Appends an LF after each data value and never removes the last: `data: [DONE]` is `[DONE]` LF."""
+
+    decoder = _KeepsFinalLf
+
+
+class _BadRetryDropsEvent(LineByLine):
+    bad = False  # the event being received has a retry that is no number
+
+    def _take_field(self, text: str, start: int, end: int) -> None:
+        name, _, value = text[start:end].partition(":")
+        self.bad = self.bad or (name == "retry" and not value.strip().isdigit())
+        super()._take_field(text, start, end)
+
+    def _dispatch(self, events: list[Event]) -> None:
+        if self.bad:
+            self._data.clear()
+        self.bad = False
+        super()._dispatch(events)
+
+
+class BadRetryDropsEvent(Sse):
+    """Drops an event whose retry field is not a number, as a parser that reads retry with int() does."""
+
+    decoder = _BadRetryDropsEvent
+
+
+class _DataNotForgotten(LineByLine):
+    def _dispatch(self, events: list[Event]) -> None:
+        data = list(self._data)
+        super()._dispatch(events)
+        self._data[:] = data  # the buffer is never reset
+
+
+class DataNotForgotten(Sse):
+    """Never resets its data buffer after a dispatch: each event's data holds every data line before it."""
+
+    decoder = _DataNotForgotten
+
+
+class FlushesCompleteJsonAtClose(Sse):
+    """At the end of the stream, dispatches an unfinished event whose data is already complete JSON."""
+
+    def close(self) -> list[Outcome]:
+        data = "\n".join(self._decoder._data)
+        try:
+            loads_strict(data)
+        except (ValueError, RecursionError):
+            return super().close()
+        return self._route(Event(data), self._dispatched) + super().close()
+
+
+class ReportsUnfinishedEvent(Sse):
+    """Reports an event the stream ended inside as an error, instead of discarding it silently."""
+
+    def close(self) -> list[Outcome]:
+        unfinished = self._decoder.close()
+        said = [_error("truncated_event", "the stream ended inside an event")] if unfinished else []
+        return said + self._router.close()
+
+
+class _TruncatesLongLines(_EachLineDecoded):
+    def _finish_line(self) -> str:
+        return super()._finish_line()[: 64 << 10]  # bufio.Reader.ReadLine's first fragment only
+
+
+class TruncatesLongLines(Sse):
+    """Keeps the first 64 KiB of a longer line, as a Go decoder that ignores ReadLine's isPrefix does."""
+
+    decoder = _TruncatesLongLines
+
+
+class _RaisesPastLineLimit(_EachLineDecoded):
+    def _finish_line(self) -> str:
+        line = super()._finish_line()
+        if len(line) > 64 << 10:
+            raise ValueError("Separator is not found, and chunk exceed the limit")
+        return line
+
+
+class RaisesPastLineLimit(Sse):
+    """Reads lines with asyncio's StreamReader.readline, whose 64 KiB limit raises out of the stream."""
+
+    decoder = _RaisesPastLineLimit
+
+
+class EmptyChunkEndsStream(Sse):
+    """Takes an empty read for the end of the stream (`if not chunk: break`): nothing after it is decoded."""
+
+    ended = False
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        self.ended = self.ended or chunk == b""
+        return [] if self.ended else super().feed_bytes(chunk)
+
+
+class HoldsLastEvent(Sse):
+    """Holds each chunk's last event back until the next chunk comes, in case more of it follows."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(tools)
+        self.held: list[list[Outcome]] = []  # the outcomes of the last event dispatched, not handed over
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        routed = self.held + super().feed_bytes(chunk)
+        self.held = routed[-1:]
+        return routed[:-1]
+
+    def close(self) -> list[Outcome]:
+        return [outcome for outcomes in self.held for outcome in outcomes] + super().close()
+
+
+class BuffersTheWholeStream(Sse):
+    """Reads the whole body before decoding it, so every event comes at close."""
+
+    body = b""
+
+    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
+        self.body += chunk
+        return []
+
+    def close(self) -> list[Outcome]:
+        routed = super().feed_bytes(self.body)
+        return [outcome for outcomes in routed for outcome in outcomes] + super().close()
+
+
+class ArraysAreBatches(Sse):
+    """Takes data that is a JSON array for a batch of events and feeds each: an empty one feeds nothing."""
+
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        try:
+            value = loads_strict(event.data)
+        except (ValueError, RecursionError):
+            value = None
+        if self._done or not isinstance(value, list):
+            return super()._route(event, index)
+        return [outcome for each in value for outcome in self._router.feed(each)]
+
+
+class AcceptsControlCharacters(Sse):
+    """Parses data with json.loads(strict=False), which takes a raw line break inside a string."""
+
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        outcomes = super()._route(event, index)
+        if [outcome.get("code") for outcome in outcomes] != ["invalid_data"]:
+            return outcomes
+        try:
+            value = json.loads(event.data, strict=False, parse_constant=_refused_constant)
+        except ValueError:
+            return outcomes
+        return self._router.feed(value)
+
+
+def _refused_constant(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
+class DoneReportedAsIgnored(Sse):
+    """Reports `[DONE]` as an ignored event of type `[DONE]`."""
+
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        first = event.data == DONE and not self._done
+        outcomes = super()._route(event, index)
+        return [{"kind": "ignored", "type": DONE}] if first else outcomes
+
+
+class DoneFedAsString(Sse):
+    """Hands `[DONE]` to its router as the string it is, the way a callback gets every message."""
+
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        first = event.data == DONE and not self._done
+        outcomes = super()._route(event, index)
+        return self._router.feed(DONE) if first else outcomes
+
+
+class DoneEndsCompleted(Sse):
+    """Takes `[DONE]` for a normal end: a stream that ends with it, without a terminal event, is completed."""
+
+    def close(self) -> list[Outcome]:
+        outcomes = super().close()
+        if not self._done:
+            return outcomes
+        return [
+            {**o, "status": "completed"} if o == {"kind": "end", "status": "truncated"} else o
+            for o in outcomes
+        ]
+
+
+class DoneSettlesOpenCalls(Sse):
+    """Ends the response at `[DONE]`: the calls still open are told incomplete there, not at close."""
+
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        first = event.data == DONE and not self._done
+        outcomes = super()._route(event, index)
+        return outcomes + self._router._end_response() if first else outcomes
+
+
+class DoneStripped(Sse):
+    """Compares data with `[DONE]` after stripping it: `[DONE] ` is the sentinel."""
+
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        return super()._route(Event(DONE) if event.data.strip() == DONE else event, index)
+
+
+class DoneAnyCase(Sse):
+    """Compares data with `[DONE]` whatever its case: `[done]` is the sentinel."""
+
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        return super()._route(Event(DONE) if event.data.upper() == DONE else event, index)
+
+
+class RoutesAfterDone(Sse):
+    """Knows `[DONE]` and answers it with nothing, but keeps routing the events after it."""
+
+    def _route(self, event: Event, index: int) -> list[Outcome]:
+        return [] if event.data == DONE else super()._route(event, index)
+
+
 MUTANTS = [
     mutant(DropsInvalidBytes, "sse.drops-invalid-bytes", "SSE-LINE-1"),
     mutant(Latin1Fallback, "sse.latin-1-fallback", "SSE-LINE-1"),
@@ -330,4 +612,27 @@ MUTANTS = [
     mutant(DoneClosesRouter, "sse.done-closes-router", "SSE-DATA-5"),
     mutant(DoneByPrefix, "sse.done-by-prefix", "SSE-DATA-6"),
     mutant(SilentAfterDone, "sse.silent-after-done", "SSE-DATA-4"),
+    mutant(StripsLeadingBoms, "sse.strips-leading-boms", "SSE-LINE-2"),
+    mutant(CrlfIsTwoBreaks, "sse.crlf-is-two-breaks", "SSE-LINE-3"),
+    mutant(CommentClearsEvent, "sse.comment-clears-event", "SSE-FIELD-1"),
+    mutant(CommentInEventIsData, "sse.comment-in-event-is-data", "SSE-FIELD-1"),
+    mutant(KeepsFinalLf, "sse.keeps-final-lf", "SSE-FIELD-3"),
+    mutant(BadRetryDropsEvent, "sse.bad-retry-drops-event", "SSE-FIELD-4"),
+    mutant(DataNotForgotten, "sse.data-not-forgotten", "SSE-EVENT-1"),
+    mutant(FlushesCompleteJsonAtClose, "sse.flushes-complete-json-at-close", "SSE-EVENT-2"),
+    mutant(ReportsUnfinishedEvent, "sse.reports-unfinished-event", "SSE-EVENT-2"),
+    mutant(TruncatesLongLines, "sse.truncates-long-lines", "SSE-LIMIT-1"),
+    mutant(RaisesPastLineLimit, "sse.raises-past-line-limit", "SSE-LIMIT-1"),
+    mutant(EmptyChunkEndsStream, "sse.empty-chunk-ends-stream", "SSE-CHUNK-1"),
+    mutant(HoldsLastEvent, "sse.holds-last-event", "SSE-CHUNK-2"),
+    mutant(BuffersTheWholeStream, "sse.buffers-the-whole-stream", "SSE-CHUNK-2"),
+    mutant(ArraysAreBatches, "sse.arrays-are-batches", "SSE-DATA-1"),
+    mutant(AcceptsControlCharacters, "sse.accepts-control-characters", "SSE-DATA-2"),
+    mutant(DoneReportedAsIgnored, "sse.done-reported-as-ignored", "SSE-DATA-3"),
+    mutant(DoneFedAsString, "sse.done-fed-as-string", "SSE-DATA-3"),
+    mutant(DoneEndsCompleted, "sse.done-ends-completed", "SSE-DATA-5"),
+    mutant(DoneSettlesOpenCalls, "sse.done-settles-open-calls", "SSE-DATA-5"),
+    mutant(DoneStripped, "sse.done-stripped", "SSE-DATA-6"),
+    mutant(DoneAnyCase, "sse.done-any-case", "SSE-DATA-6"),
+    mutant(RoutesAfterDone, "sse.routes-after-done", "SSE-DATA-4"),
 ]
