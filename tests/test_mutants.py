@@ -1,6 +1,7 @@
 """Every requirement can be seen failing: each mutant, an implementation (or a capture checker)
 that breaks one requirement as a real one plausibly would, is told from a correct one by at least
-one bundled vector (or capture); every MUST and SHOULD requirement has a mutant; and
+one bundled vector (or capture); every MUST and SHOULD requirement has a mutant, every MUST
+three fault shapes; and
 docs/coverage.md says so as things are now (tests/mutants/).
 
 Slow next to the rest (every mutant runs every vector of its profiles), so tox runs it once, in
@@ -10,6 +11,7 @@ Slow next to the rest (every mutant runs every vector of its profiles), so tox r
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 
 import pytest
 from mutants import Mutant, all_mutants, killers, results, statuses, twins
@@ -85,6 +87,15 @@ def test_every_must_and_should_requirement_has_a_mutant() -> None:
     if may:
         warnings.warn(f"MAY requirements without a mutant: {', '.join(may)}", stacklevel=1)
     assert [r.id for r in without if r.level != "MAY"] == []
+
+
+SHAPES = 3  # fault shapes a MUST requirement has at the least: one way to break it shows too little
+
+
+def test_every_must_requirement_has_three_fault_shapes() -> None:
+    shapes = Counter(requirement for mutant in MUTANTS for requirement in mutant.breaks)
+    fewer = {r.id: shapes[r.id] for r in requirements() if r.level == "MUST" and shapes[r.id] < SHAPES}
+    assert fewer == {}, f"MUST requirements with fewer than {SHAPES} mutants"
 
 
 def test_the_coverage_report_is_up_to_date() -> None:
