@@ -18,7 +18,8 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .connection import is_step
+from streamroute.wire.session import is_step
+
 from .executor import PENDING, Executor, Tool
 from .ledger import SqliteLedger
 from .sse import ByteRouter

@@ -69,7 +69,8 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from .fields import loads_strict, scan_value
+from streamroute.wire.strict_json import loads_strict, scan_value
+
 from .types import Outcome, error_outcome
 
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")

@@ -1,16 +1,18 @@
 """Each kind of code in its own room: the harness reaches the reference only as its default adapter,
-and the reference depends on no other part of the project."""
+the reference depends on no other part of the project but the leaf both import (wire/), and the
+leaf on nothing but the standard library."""
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 from streamroute.conformance.suite import DEFAULT_ADAPTER
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("reference", "conformance", "producer", "bench", "matrix")
+PARTS = ("reference", "conformance", "producer", "bench", "matrix", "wire")
 
 
 def _imported(path: Path) -> set[str]:
@@ -49,13 +51,28 @@ def test_the_harness_names_the_reference_in_one_place() -> None:
     assert DEFAULT_ADAPTER.startswith("streamroute.reference.")
 
 
+def _parts_reached(path: Path, *allowed: str) -> set[str]:
+    """The modules of the project's other parts that `path` imports, but those of `allowed`."""
+    others = {f"streamroute.{part}" for part in PARTS if part not in (path.parent.name, *allowed)}
+    return {name for name in _imported(path) if ".".join(name.split(".")[:2]) in others}
+
+
 @pytest.mark.parametrize("path", _modules("reference"), ids=lambda path: path.name)
-def test_the_reference_depends_on_no_other_part_of_the_project(path: Path) -> None:
-    others = {f"streamroute.{part}" for part in PARTS if part != "reference"}
-    reached = {
-        name for name in _imported(path) if name.split(".")[:2] and ".".join(name.split(".")[:2]) in others
+def test_the_reference_depends_on_no_other_part_of_the_project_but_the_leaf(path: Path) -> None:
+    reached = _parts_reached(path, "wire")
+    assert not reached, f"{path.name} imports {sorted(reached)}"
+
+
+@pytest.mark.parametrize("path", _modules("wire"), ids=lambda path: path.name)
+def test_the_leaf_imports_the_standard_library_and_itself_only(path: Path) -> None:
+    reached = _parts_reached(path)
+    foreign = {
+        name
+        for name in _imported(path) - {"__future__"}
+        if name.split(".")[0] not in sys.stdlib_module_names and not name.startswith("streamroute.wire")
     }
     assert not reached, f"{path.name} imports {sorted(reached)}"
+    assert not foreign, f"{path.name} imports {sorted(foreign)}, which are not in the standard library"
 
 
 @pytest.mark.parametrize("part", PARTS)

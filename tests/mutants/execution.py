@@ -11,12 +11,12 @@ from typing import Any, ClassVar
 
 import broken_executors
 from streamroute.reference import Outcome, Router
-from streamroute.reference.connection import is_step
 from streamroute.reference.executor import Executor, Tool, Trigger, _outcome
 from streamroute.reference.ledger import UNFINISHED, Ledger, Record, SqliteLedger, State
 from streamroute.reference.router import CALL_TYPES, CATALOGUE_CALL_TYPES
 from streamroute.reference.session import ExecutionSession
 from streamroute.reference.sse import ByteRouter
+from streamroute.wire.session import is_step
 
 from . import mutant
 

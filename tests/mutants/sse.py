@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 import broken_decoders
 from broken_decoders import LineByLine
 from streamroute.reference import Outcome, Router
-from streamroute.reference.fields import loads_strict
 from streamroute.reference.sse import DONE, ByteRouter, Decoder, Event, EventRouter
+from streamroute.wire.strict_json import loads_strict
 
 from . import mutant
 
