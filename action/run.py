@@ -1,6 +1,7 @@
 """The run step of the streamroute action (action.yml), standard library only.
 
-It runs `streamroute run` against the implementation the inputs name, writing the JSON Lines
+It runs `streamroute run`, with the Python that runs it and into which action.yml installed the
+action's own checkout, against the implementation the inputs name, writing the JSON Lines
 report and JUnit under $RUNNER_TEMP/<artifact-name>/, appends `streamroute summary --format
 markdown` to $GITHUB_STEP_SUMMARY, sets the step's outputs in $GITHUB_OUTPUT, and exits with the
 run's status. The inputs arrive as INPUT_* variables, so the same step runs outside GitHub, as
@@ -18,6 +19,9 @@ import tempfile
 from pathlib import Path
 
 USAGE_ERROR = 2  # as `streamroute` exits for one
+# The streamroute the action installed into this Python (action.yml), whatever else is on PATH: the
+# version that runs is the action's own, the tag the workflow names.
+STREAMROUTE = (sys.executable, "-m", "streamroute.conformance.cli")
 ARTIFACT_NAME = r"[A-Za-z0-9._-]+"
 # The options of `streamroute run` that take an input's value as it is.
 OPTIONS = (
@@ -82,16 +86,23 @@ def main() -> int:
         stale.unlink(missing_ok=True)
     arguments = _arguments(report, junitxml)
     print(f"$ streamroute {shlex.join(arguments)}", flush=True)
-    run = subprocess.run(["streamroute", *arguments], stderr=subprocess.PIPE, text=True)
-    sys.stderr.write(run.stderr)
+    # stderr is passed on as it comes (the run's progress lines), its last line kept for the summary.
+    with subprocess.Popen([*STREAMROUTE, *arguments], stderr=subprocess.PIPE, text=True) as run:
+        assert run.stderr is not None
+        last = ""
+        for line in run.stderr:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+            last = line.strip() or last
     if not report.exists():
-        lines = run.stderr.strip().splitlines() or [f"`streamroute run` exited with {run.returncode}"]
-        return _no_report(run.returncode or USAGE_ERROR, lines[-1])
+        return _no_report(
+            run.returncode or USAGE_ERROR, last or f"`streamroute run` exited with {run.returncode}"
+        )
     written = [("report", report), ("junitxml", junitxml)]
     outputs = [f"exit-code={run.returncode}", *(f"{name}={path}" for name, path in written if path.exists())]
     _append("GITHUB_OUTPUT", "".join(line + "\n" for line in outputs))
     summary = subprocess.run(
-        ["streamroute", "summary", "--format", "markdown", str(report)], stdout=subprocess.PIPE, text=True
+        [*STREAMROUTE, "summary", "--format", "markdown", str(report)], stdout=subprocess.PIPE, text=True
     )
     _append("GITHUB_STEP_SUMMARY", summary.stdout)
     if summary.returncode not in (0, 1):  # 1 only says the run failed, which its own status says

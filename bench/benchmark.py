@@ -27,7 +27,8 @@ stream is routed twice: as the SDK routes it, and with the catalogue's
 `patch` preview consumer, so that the throttled preview is really built. The
 SDK previews nothing, so that row does more work than (c) and is left out of
 the `all` row. Each is measured at 1x and 10x its size (d), since nothing
-may grow faster than linearly.
+may grow faster than linearly; so are the shapes of bench/growth.py (e), the
+inputs a careless decoder or depth check pays for quadratically, at 1x and 4x.
 
 Every time is CPU time (`time.process_time`), so that what other processes
 do on a shared machine counts as little as it can. Each repeat runs every
@@ -38,6 +39,14 @@ Peak memory is the `tracemalloc` peak while the full path routes a stream of
 calls carrying 10 MiB of arguments; the stream's bytes exist before it
 starts, and outcomes are dropped as they come, as a client that acts on them
 does.
+
+The fuzzer's own cost: `streamroute fuzz`'s loop without shrinking, in this
+process: drawing the same generated cases in each repeat (`draw_streams`, of
+every source the reference declares, in turn; 500 at scale 1, fewer below)
+and judging each against the reference (`first_failure`), reported as
+generated streams a second, with drawing and judging apart; beside it, the
+reference routing those cases' entries by itself, and the ratios, paired per
+repeat.
 
 The suite's own cost: `streamroute run` over the bundled vectors (or
 `--vectors`), in a process of its own each time and measured by its CPU time
@@ -69,7 +78,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from streamroute.bench import growth
+from streamroute.conformance.fuzz import Case, claimed, draw_streams, first_failure
+from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.schemas import BUNDLED_VECTORS
+from streamroute.conformance.suite import DEFAULT_ADAPTER
 from streamroute.conformance.vectors import SUFFIX, read_yaml
 from streamroute.reference.consumers import consumers_for
 from streamroute.reference.router import Router
@@ -425,6 +438,13 @@ def peak_memory(arguments_bytes: int) -> dict[str, Any]:
     }
 
 
+def growth_ratios(scale: float, repeats: int) -> dict[str, dict[str, Any]]:
+    """Each growth case's CPU time at 4n over its time at n (bench/growth.py), paired per repeat."""
+    cases = growth.runs(scale)
+    samples = _cpu_seconds([run for pair in cases.values() for run in pair], repeats)
+    return {name: paired(samples[2 * i + 1], samples[2 * i]) for i, name in enumerate(cases)}
+
+
 def _rate(events: int, seconds: float) -> float:
     return events / seconds if seconds > 0 else math.inf
 
@@ -498,7 +518,9 @@ def run(
         "read_size": READ_SIZE,
         "workloads": rows,
         "all": {"workload": "all", **_figures(events, totals)},
+        "growth": growth_ratios(scale, repeats),
         "memory": peak_memory(memory_bytes),
+        "fuzz": fuzz_cost(repeats, max(10, round(FUZZ_CASES * min(scale, 1.0)))),
         "suite": suite_cost(vectors, repeats),
     }
 
@@ -514,6 +536,64 @@ def _figures(events: int, seconds: dict[str, list[float]]) -> dict[str, Any]:
             name: paired(seconds[top], seconds[bottom]) if top in seconds else None
             for name, top, bottom in _RATIOS
         },
+    }
+
+
+# -- the fuzzer's cost: drawing and judging generated cases --------------------------
+
+FUZZ_CASES = 500  # the generated cases of each repeat, at scale 1 and above
+FUZZ_SEED = 1
+
+
+def _routed_alone(reference: PythonImplementation, drawn: Sequence[Case]) -> Callable[[], int]:
+    """The reference routing each case's entries (or, sse, its bytes) by itself, as an adapter does."""
+
+    def run() -> int:
+        count = 0
+        for case in drawn:
+            router = reference.factory(case.generated.tools)
+            wire = case.generated.wire
+            if wire is not None:
+                count += sum(len(outcomes) for outcomes in router.feed_bytes(wire.data))
+            else:
+                count += sum(len(router.feed(entry)) for entry in case.generated.events)
+            count += len(router.close())
+        return count
+
+    return run
+
+
+def fuzz_cost(repeats: int, cases: int = FUZZ_CASES) -> dict[str, Any]:
+    """The fuzzer's loop over `cases` generated cases, each repeat: drawing them, judging them
+    against the reference, and the reference routing them by itself; CPU time."""
+    reference = PythonImplementation.load(DEFAULT_ADAPTER)
+    sources = claimed(reference)
+    drawing, judging, routing = [], [], []
+    for _ in range(repeats):
+        gc.collect()
+        start = time.process_time()
+        drawn = draw_streams(sources, cases, FUZZ_SEED)
+        drawing.append(time.process_time() - start)
+        gc.collect()
+        start = time.process_time()
+        failed = first_failure(reference, drawn)
+        judging.append(time.process_time() - start)
+        if failed is not None:  # the ground truth and the reference disagree: nothing to measure
+            raise RuntimeError(f"the reference fails generated case {failed[0]}: {failed[1].splitlines()[0]}")
+        routing.append(_cpu_seconds([_routed_alone(reference, drawn)], 1)[0][0])
+    fuzzing = [draw + judge for draw, judge in zip(drawing, judging, strict=True)]
+    names = [name for name, _ in sources.strategies()]
+    return {
+        "cases": cases,
+        "sources": names,
+        "draw_seconds": drawing,
+        "judge_seconds": judging,
+        "route_seconds": routing,
+        "streams_per_second": _rate(cases, statistics.median(fuzzing)),
+        "drawn_per_second": _rate(cases, statistics.median(drawing)),
+        "judged_per_second": _rate(cases, statistics.median(judging)),
+        "fuzz_over_route": paired(fuzzing, routing),
+        "draw_over_judge": paired(drawing, judging),
     }
 
 
@@ -620,7 +700,16 @@ def table(result: dict[str, Any]) -> str:
             f"| {_spread(row['full_over_sdk'], 1)} | {_spread(row['json_over_sdk'], 1)} "
             f"| {_spread(row['growth_10x'])} | {_spread(row['json_growth_10x'])} |"
         )
-    memory, suite = result["memory"], result["suite"]
+    lines += [
+        "",
+        f"growth (e): CPU time at {growth.GROWTH}x the input over 1x, paired per repeat: median (min-max);"
+        f" linear is about {growth.GROWTH}:",
+        "",
+        "| input | time ratio |",
+        "|---|--:|",
+        *(f"| {name} | {_spread(ratio)} |" for name, ratio in result["growth"].items()),
+    ]
+    memory, suite, fuzzed = result["memory"], result["suite"], result["fuzz"]
     run_seconds, yaml_seconds = (
         statistics.median(suite["run_seconds"]),
         statistics.median(suite["yaml_seconds"]),
@@ -633,6 +722,13 @@ def table(result: dict[str, Any]) -> str:
         f"Peak memory (tracemalloc) routing the SSE bytes of {MEMORY_CALLS} calls carrying "
         f"{memory['arguments_bytes'] / MIB:g} MiB of arguments ({memory['stream_bytes'] / MIB:.1f} MiB "
         f"on the wire): {memory['peak_bytes'] / MIB:.1f} MiB, {memory['ratio']:.2f} times the arguments.",
+        "",
+        f"The fuzzer (`streamroute fuzz` without shrinking), {fuzzed['cases']} generated cases of "
+        f"{', '.join(fuzzed['sources'])}, drawn and judged against the reference: "
+        f"{_eps(fuzzed['streams_per_second'])} generated streams a second (drawing "
+        f"{_eps(fuzzed['drawn_per_second'])} a second, judging {_eps(fuzzed['judged_per_second'])}); "
+        f"drawing costs {_spread(fuzzed['draw_over_judge'])} times judging, and a case "
+        f"{_spread(fuzzed['fuzz_over_route'], 1)} times the reference routing it by itself.",
         "",
         f"`streamroute run` over {suite['files']} vector files ({', '.join(suite['vectors'])}), CPU time of "
         f"its process, start-up included, against parsing their YAML: "

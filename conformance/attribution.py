@@ -1,56 +1,39 @@
 """Which requirement a failure charges (spec/vectors.md section 5, spec/attribution.md).
 
 A failing vector charges the requirements whose outcomes differ, not every id it cites. Each
-difference of its aligned comparison (an expected outcome missing, an unexpected one, a pair that
-differs in kind, event or field) is looked up in the table of spec/attribution.md: the first row
-that matches it names the requirements that govern it, and the difference charges the first of
-them the vector cites, or the first of them when it cites none. A failure that is no comparison
-(an outcome that is not valid, an implementation that raised) is looked up the same way, as the
-difference it makes.
+difference (conformance/differences.py) is looked up in the table of spec/attribution.md: the
+first row that matches it names the requirements that govern it, and the difference charges the
+first of them the vector cites, or the first of them when it cites none. A difference of what an
+earlier one was of (an item, a call, a turn, an sse vector's stream) follows from it and charges
+nothing of its own; a difference no row matches charges every id the vector cites.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .conditions import (
+    TERMINAL_EVENTS,
+    TERMINAL_LIFECYCLE,
+    ConditionError,
+    Context,
+    at_of,
+    event_type,
+    holds,
+    item_of,
+    outcome_matches,
+)
+from .differences import Difference
 from .schemas import SPEC_DIR
 
 ATTRIBUTION_MD = SPEC_DIR / "attribution.md"
-
-_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
-
-
-@dataclass(frozen=True)
-class Difference:
-    """One way the produced outcomes part from the expected ones.
-
-    `expected` and `produced` are outcomes (an expected one with its `at`; a produced one with
-    the `at` of its event), either None when the other stands alone; `field` is the first field
-    in which a pair of one kind and one event differs (`at` when a pair of one kind comes from
-    another event); `event` is the event at the difference's `at` (the expected outcome's, else the
-    produced one's): None at close and in an sse vector, whose events the harness does not decode.
-    `failure` names a difference that is no comparison: `invalid`, `raised`, `dispatched`."""
-
-    expected: Mapping[str, Any] | None
-    produced: Mapping[str, Any] | None
-    event: Any = None
-    field: str | None = None
-    failure: str | None = None
-
-
-@dataclass(frozen=True)
-class Context:
-    """What the conditions of the table read beyond a difference: the vector and the options."""
-
-    profile: str
-    options: Mapping[str, Any]
-    expected: Sequence[Mapping[str, Any]]
+FAILURES = ("raised", "invalid", "dispatched")
 
 
 class AttributionTableError(Exception):
@@ -59,6 +42,8 @@ class AttributionTableError(Exception):
 
 @dataclass(frozen=True)
 class Rule:
+    """One row of the table (spec/attribution.md section 1.2)."""
+
     expected: str
     produced: str
     differs: str
@@ -70,115 +55,56 @@ class Rule:
     def matches(self, difference: Difference, context: Context) -> bool:
         return (
             _expected_matches(self.expected, difference)
-            and _outcome_matches(self.produced, difference.produced)
-            and fnmatch.fnmatchcase(difference.field or "", self.differs)
-            and _event_matches(self.event, difference)
-            and all(_holds(condition, difference, context) for condition in self.when)
+            and outcome_matches(self.produced, difference.produced)
+            and _any_of(self.differs or "-", lambda one: _differs(one, difference.field))
+            and _any_of(self.event, lambda one: _event_matches(one, difference, context))
+            and all(holds(condition, difference, context) for condition in self.when)
         )
 
 
-FAILURES = ("raised", "invalid", "dispatched")
+def _any_of(pattern: str, matches: Callable[[str], bool]) -> bool:
+    """A column's alternatives, joined by `or`, each perhaps in backquotes."""
+    return any(matches(one.strip().strip("`")) for one in pattern.split(" or "))
 
 
 def _expected_matches(pattern: str, difference: Difference) -> bool:
-    """The expected column: an outcome pattern, or a failure that is no comparison (`raised`,
-    `invalid`, `dispatched`), optionally with the pattern of the expected outcome it stands for."""
+    """An outcome pattern, or a failure that is no comparison (`raised`, `invalid`, `dispatched`),
+    perhaps followed by the pattern of the expected outcome it stands for."""
     failure, _, rest = pattern.partition(" ")
     if failure in FAILURES:
-        return difference.failure == failure and (not rest or _outcome_matches(rest, difference.expected))
-    return difference.failure is None and _outcome_matches(pattern, difference.expected)
+        return difference.failure == failure and (not rest or outcome_matches(rest, difference.expected))
+    return difference.failure is None and outcome_matches(pattern, difference.expected)
 
 
-def _outcome_matches(pattern: str, outcome: Mapping[str, Any] | None) -> bool:
-    """`-` no outcome; `*` anything, none included; `kind` or `kind:code`, each a glob (`tool.*`,
-    `error:*`); alternatives joined by `or`."""
-    if " or " in pattern:
-        return any(_outcome_matches(one.strip().strip("`"), outcome) for one in pattern.split(" or "))
+def _differs(pattern: str, field: str | None) -> bool:
+    """`-`: in kind, or no pair; `*` anything; else a glob of the field (`at`, `order`, a field's
+    name, or for `invalid` the path of the first error)."""
+    if pattern in ("-", "*"):
+        return pattern == "*" or field is None
+    return field is not None and fnmatch.fnmatchcase(field, pattern)
+
+
+def _event_matches(pattern: str, difference: Difference, context: Context) -> bool:
+    """`*` any; `close`; `terminal`; `undecoded` (an sse vector's event); else a glob of the
+    event's type, or of `step:NAME` for a step."""
     if pattern == "*":
         return True
-    if pattern == "-" or outcome is None:
-        return pattern == "-" and outcome is None
-    kind, _, code = pattern.partition(":")
-    if not fnmatch.fnmatchcase(str(outcome.get("kind")), kind):
-        return False
-    return not code or fnmatch.fnmatchcase(str(outcome.get("code")), code)
-
-
-def _event_type(event: Any) -> str | None:
-    if isinstance(event, dict):
-        kind = event.get("type")
-        if isinstance(kind, str):
-            return kind
-        control = event.get("control")
-        if isinstance(control, str):
-            return "step:" + control
-    return None
-
-
-def _at(difference: Difference) -> Any:
-    side = difference.expected if difference.expected is not None else difference.produced
-    return None if side is None else side.get("at")
-
-
-def _event_matches(pattern: str, difference: Difference) -> bool:
-    """`*` any; `close`; `terminal` (a terminal event); `undecoded` (an sse vector's event); else
-    a glob of the event's type, or of `step:NAME` for a client step."""
-    if pattern == "*":
-        return True
-    at: Any = _at(difference)
-    if pattern == "close":
-        return bool(at == "close")
-    if at == "close":
-        return False
-    kind = _event_type(difference.event)
-    if pattern == "undecoded":
-        return difference.event is None
+    at = at_of(difference)
+    if pattern == "close" or at == "close":
+        return pattern == "close" and at == "close"
+    if pattern == "undecoded" or context.events is None:
+        return pattern == "undecoded" and context.events is None
+    kind = event_type(difference.event)
     if pattern == "terminal":
-        return kind in _TERMINAL
-    return kind is not None and any(
-        fnmatch.fnmatchcase(kind, one.strip().strip("`")) for one in pattern.split(" or ")
-    )
+        return kind in TERMINAL_EVENTS
+    return kind is not None and fnmatch.fnmatchcase(kind, pattern)
 
 
-def _holds(condition: str, difference: Difference, context: Context) -> bool:
-    """A condition of the `when` column (spec/attribution.md section 1)."""
-    negated = condition.startswith("not ")
-    name = condition.removeprefix("not ")
-    if name.startswith("option "):
-        option, _, wanted = name.removeprefix("option ").partition("=")
-        held = str(context.options.get(option)) == wanted
-    elif name.startswith("profile "):  # the vector's profile
-        held = context.profile == name.removeprefix("profile ")
-    elif name.startswith("event has "):
-        field = name.removeprefix("event has ")
-        held = isinstance(difference.event, dict) and difference.event.get(field) is not None
-    elif name.startswith("produced ") and " is " in name:  # `produced arguments is string`
-        stated, _, kind = name.removeprefix("produced ").partition(" is ")
-        value: Any = (difference.produced or {}).get(stated)
-        held = type(value).__name__ == {"string": "str", "object": "dict", "array": "list"}.get(kind, kind)
-    elif name == "produced later":
-        held = _later(difference)
-    elif name == "terminal expected":
-        held = any(
-            w.get("kind") == "lifecycle" and w.get("event") in ("completed", "failed", "incomplete")
-            for w in context.expected
-        )
-    else:
-        raise AttributionTableError(f"unknown condition {condition!r}")
-    return held != negated
+# -- the table --------------------------------------------------------------------------------------
 
-
-def _later(difference: Difference) -> bool:
-    """The produced outcome comes from a later event than the expected one."""
-    want: Any = difference.expected["at"] if difference.expected else None
-    got: Any = difference.produced["at"] if difference.produced else None
-    if want is None or got is None or want == got:
-        return False
-    return bool(got == "close" or (want != "close" and got > want))
-
-
-_ROW = re.compile(r"^\|\s*(\d+[a-z]?)\s*\|(.*)\|(.*)\|(.*)\|(.*)\|(.*)\|(.*)\|\s*$")
+_ROW = re.compile(r"^\|\s*(\d+)\s*\|(.*)\|(.*)\|(.*)\|(.*)\|(.*)\|(.*)\|\s*$")
 _REQUIREMENT = re.compile(r"^[A-Z]+(?:-[A-Z]+)*-\d+$")
+_PROBE = (Difference(None, None), Context("core", {}, ()))  # what a condition is tried on as it is read
 
 
 def _cell(text: str) -> str:
@@ -192,26 +118,25 @@ def read_table(path: Path) -> list[Rule]:
         match = _ROW.match(line)
         if match is None:
             continue
-        cells = [_cell(cell) for cell in match.groups()[1:]]
-        expected, produced, differs, event, when, charges = cells
+        expected, produced, differs, event, when, charges = (_cell(cell) for cell in match.groups()[1:])
         requirements = tuple(part.strip() for part in charges.split(","))
         conditions = tuple(_cell(part) for part in when.split(";") if _cell(part))
-        where = f"{path}:{number}"
-        if not requirements or not all(_REQUIREMENT.match(r) for r in requirements):
-            raise AttributionTableError(f"{where}: {charges!r} is not a list of requirement ids")
-        rule = Rule(expected or "-", produced or "-", differs, event or "*", conditions, requirements, number)
+        if not all(_REQUIREMENT.match(r) for r in requirements):
+            raise AttributionTableError(f"{path}:{number}: {charges!r} is not a list of requirement ids")
         for condition in conditions:  # a condition the table cannot mean is found now, not at a failure
             try:
-                _holds(condition, Difference(None, None), Context("core", {}, ()))
-            except AttributionTableError as exc:
-                raise AttributionTableError(f"{where}: {exc}") from None
-        rules.append(rule)
+                holds(condition, *_PROBE)
+            except ConditionError as exc:
+                raise AttributionTableError(f"{path}:{number}: {exc}") from None
+        rules.append(
+            Rule(expected or "-", produced or "-", differs, event or "*", conditions, requirements, number)
+        )
     return rules
 
 
 @cache
 def rules() -> tuple[Rule, ...]:
-    """The table of spec/attribution.md, in order."""
+    """The table of spec/attribution.md, in order, read once."""
     return tuple(read_table(ATTRIBUTION_MD))
 
 
@@ -219,16 +144,70 @@ def rule_for(difference: Difference, context: Context) -> Rule | None:
     return next((rule for rule in rules() if rule.matches(difference, context)), None)
 
 
+# -- charging ---------------------------------------------------------------------------------------
+
+
 def charged(differences: Iterable[Difference], cited: Sequence[str], context: Context) -> tuple[str, ...]:
-    """The requirements the differences charge, in the order of the first difference that
+    """The requirements the differences (in stream order) charge, in the order of the first that
     charges each: of its row's requirements, the first the vector cites, else the first; a
-    difference no row matches charges every requirement the vector cites."""
-    found: list[str] = []
+    difference no row matches charges every requirement the vector cites. A difference of what an
+    earlier difference was of follows from it, and so does an outcome missing at an event that
+    produced an error in place of another: they charge nothing of their own."""
+    found: dict[str, None] = {}
+    seen: set[Any] = set()
+    refused: set[Any] = set()  # the events that produced an error in place of what the vector expects
     for difference in differences:
+        things = of(difference, context)
+        at = at_of(difference)
+        follows = bool(things & seen) or (difference.produced is None and at in refused)
+        seen |= things
+        if difference.expected is not None and (difference.produced or {}).get("kind") == "error":
+            refused.add(at)
+        if follows:
+            continue
         rule = rule_for(difference, context)
-        if rule is None:  # the last resort: what the vector cites
-            charges = list(cited)
+        if rule is None:
+            found.update(dict.fromkeys(cited))
         else:
-            charges = [next((r for r in rule.charges if r in cited), rule.charges[0])]
-        found += (requirement for requirement in charges if requirement not in found)
+            found[next((r for r in rule.charges if r in cited), rule.charges[0])] = None
     return tuple(found)
+
+
+def of(difference: Difference, context: Context) -> set[Any]:
+    """What a difference is of (spec/attribution.md section 1.4): the items and calls its outcomes
+    name, else its event's item or call; the stream's end for the `end` and a terminal `lifecycle`;
+    in a session a turn (its lane and response), a response, a steer (by its target), the
+    connection; in an sse vector the stream, whose decoding its first difference shows gone wrong."""
+    if context.events is None:
+        return {("stream",)}
+    things: set[Any] = set()
+    for side in (difference.expected, difference.produced):
+        if side is not None:
+            things |= _of_outcome(side)
+    event = difference.event if isinstance(difference.event, dict) else {}
+    message = event.get("message") if event.get("control") == "send" else None
+    if isinstance(message, dict) and message.get("type") == "response.steer":
+        things.add(("steer", message.get("previous_response_id")))
+    if not things and (item := item_of(difference)) is not None:
+        things.add(("item_id", item))
+    if not things and isinstance(event.get("call_id"), str):  # a step naming a call
+        things.add(("call_id", event["call_id"]))
+    return things
+
+
+def _of_outcome(outcome: Any) -> set[Any]:
+    kind = outcome.get("kind")
+    things: set[Any] = {
+        (name, outcome[name]) for name in ("item_id", "call_id") if isinstance(outcome.get(name), str)
+    }
+    if kind == "connection.closed" or outcome.get("code") == "event_after_disconnect":
+        things.add(("connection",))
+    elif str(kind).startswith("steer."):
+        things.add(("steer", outcome.get("response_id")))
+    elif "stream_id" in outcome:  # a session's outcome is of its lane's turn
+        things.add(("turn", outcome.get("stream_id"), outcome.get("response_id")))
+    elif kind == "end" or (kind == "lifecycle" and outcome.get("event") in TERMINAL_LIFECYCLE):
+        things.add(("end",))
+    if "stream_id" in outcome and outcome.get("response_id") is not None:
+        things.add(("response", outcome["response_id"]))
+    return things

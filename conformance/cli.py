@@ -22,9 +22,11 @@ from . import render
 from .gate import Gate
 from .implementation import described, unknown_profiles
 from .limits import Shown, printable
+from .progress import Progress
 from .report import Record, Report, ReportError, report_of, unwritable, write_text
 from .results import Status
 from .schemas import BUNDLED_VECTORS, SPEC_DIR, VECTOR, protocol_version, schema
+from .selection import Selection, add_selection_arguments
 from .suite import (
     DEFAULT_ADAPTER,
     DEFAULT_TIMEOUT,
@@ -167,7 +169,7 @@ _SHARED = (
 SHARED_OPTIONS = {option.name: option for option in _SHARED}
 
 
-def prepare_suite(given: Callable[[str], Any]) -> Suite:
+def prepare_suite(given: Callable[[str], Any], selection: Selection | None = None) -> Suite:
     """The suite the shared options ask for; `given(name)`: the value of option `name`, None if none."""
     timeout = given("timeout")
     problem = unknown_profiles(given("allow-partial") or ())
@@ -183,6 +185,7 @@ def prepare_suite(given: Callable[[str], Any]) -> Suite:
         timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
         gate=gate,
         no_cache=bool(given("no-cache")),
+        selection=selection,
     )
 
 
@@ -199,7 +202,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"--report and --junitxml name the same file, {args.report}")
     if args.maxfail is not None and args.maxfail < 1:
         raise UsageError("--maxfail must be at least 1")
-    suite = prepare_suite(lambda name: getattr(args, name.replace("-", "_")))
+    suite = prepare_suite(lambda name: getattr(args, name.replace("-", "_")), Selection.of(args))
     try:
         return _run_suite(suite, args)
     finally:
@@ -214,20 +217,22 @@ def _run_suite(suite: Suite, args: argparse.Namespace) -> int:
         print("implementation: the reference router, as neither --adapter nor --adapter-command names one")
 
     folding = render.Folding()
+    progress = Progress("vectors", len(suite.vectors), prefix="streamroute run")
 
     def show(record: Record) -> None:  # each vector as it comes, from its report line
         status = Status(record["status"])
         if status is Status.SKIPPED or (args.quiet and status.is_failure):
-            print(render.vector_line(record))
+            progress.say(render.vector_line(record))
         elif status.is_failure or (args.verbose and status is not Status.PASSED):
             text = render.vector_text(record) if args.verbose else folding.text(record)
             if text is not None:
-                print(text)
+                progress.say(text)
 
-    run = run_suite(suite, show, args.maxfail)
+    with progress.ticking():
+        run = run_suite(suite, show, args.maxfail, progress)
     for error in suite.file_errors:
         print(f"BAD VECTOR FILE {printable(str(error))}" + ("" if args.quiet else "\n"))
-    for line in folding.summary():
+    for line in [*folding.summary(), *render.triage_lines(run.records)]:
         print(line)
     report = report_of(suite, run)
     if args.report:
@@ -284,7 +289,23 @@ def _badge(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    _output(render.baseline(Report.load(args.report), str(args.report)), args.output)
+    from .expected_failures import baseline
+
+    _output(baseline(Report.load(args.report).vectors), args.output)
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    from .selection import SelectionError
+    from .show import shown, vector_file
+
+    try:
+        path = vector_file(vector_roots(args.vectors), args.id)
+        sys.stdout.write(shown(path))
+    except SelectionError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {exc.filename}: {exc.strerror}") from None
     return 0
 
 
@@ -339,16 +360,25 @@ def _fuzz(args: argparse.Namespace) -> int:
     if args.save_to is not None and args.save_to.exists() and not args.save_to.is_dir():
         raise UsageError(f"--save-to {args.save_to} is not a directory")
     implementation = load_implementation(args.adapter, args.adapter_command, args.timeout)
+    progress = Progress("generated streams run", prefix="streamroute fuzz")
     try:
-        outcome = fuzz(implementation, args.examples, args.seed, args.save_to)
+        with progress.ticking():
+            outcome = fuzz(implementation, args.examples, args.seed, args.save_to, progress=progress)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     finally:
         implementation.close()
     print(f"implementation: {described(implementation.info)}")
     failure = outcome.failure
+    declined = len(outcome.declined)
+    if failure is None and declined == outcome.examples:
+        print(
+            f"streamroute fuzz: the implementation declined all {declined} generated streams: none was judged"
+        )
+        return 1
     if failure is None:
-        print(f"streamroute fuzz: {outcome.examples} generated streams, no failure")
+        skipped = f" ({declined} declined by the implementation)" if declined else ""
+        print(f"streamroute fuzz: {outcome.examples} generated streams{skipped}, no failure")
         return 0
     print(f"FAILED a generated stream (shrunk to {len(failure.stream.events)} events):")
     print(printable("\n".join("  " + line for line in failure.message.splitlines())))
@@ -379,7 +409,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _probe(args: argparse.Namespace) -> int:
-    from streamroute.producer.probe import Target
+    from streamroute.producer.probe import ScenarioResult, Target
     from streamroute.producer.probe_report import failed, summary_markdown
     from streamroute.producer.probe_run import REPORT, ProbeRun, ProbeUsageError, run_probe
     from streamroute.producer.scenarios import BUNDLED_SCENARIOS
@@ -410,10 +440,14 @@ def _probe(args: argparse.Namespace) -> int:
         adapter=args.adapter,
         adapter_command=args.adapter_command,
     )
-    try:
-        records = run_probe(
-            run, lambda r: print(f"{r.status.value.upper()} {r.id}" + (f": {r.message}" if r.message else ""))
+
+    def line(result: ScenarioResult) -> str:
+        return f"{result.status.value.upper()} {result.id}" + (
+            f": {result.message}" if result.message else ""
         )
+
+    try:
+        records = run_probe(run, line, "streamroute probe")
     except ProbeUsageError as exc:
         raise UsageError(str(exc)) from None
     print(summary_markdown(records).split("\n\n")[1])
@@ -492,6 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add(run, "adapter", "adapter-command")
     _add(run, "timeout", default=DEFAULT_TIMEOUT)
     _add(run, "vectors", "profile", "expected-failures")
+    add_selection_arguments(run)
     run.add_argument(
         "-v",
         "--verbose",
@@ -553,6 +588,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     baseline.add_argument("report", metavar="REPORT", type=Path, help="a report of `run --report`")
     baseline.add_argument("-o", "--output", metavar="FILE", type=Path, help="write it here, not to stdout")
     baseline.set_defaults(handler=_baseline)
+
+    show = commands.add_parser("show", help="print a vector's file: its absolute path, then its content")
+    show.add_argument("id", metavar="ID", help="the vector's id, its path under the vectors root")
+    _add(show, "vectors")
+    show.set_defaults(handler=_show)
 
     lint = commands.add_parser("lint", help="check vector files against their schema and the spec")
     _add(lint, "vectors", "no-cache")

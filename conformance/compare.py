@@ -218,11 +218,12 @@ def to_canonical_point(
                 candidates[0] if expected_at is None else min(set(candidates) & expected_at, default=None)
             )
         at = target if target is not None else entry.at
-        placed.append(((_at_key(at), target is not None, sequence), Produced(at, entry.outcome)))
+        placed.append(((at_key(at), target is not None, sequence), Produced(at, entry.outcome)))
     return [entry for _, entry in sorted(placed, key=lambda pair: pair[0])]
 
 
-def _at_key(at: At) -> float:
+def at_key(at: At) -> float:
+    """An `at` as a number that sorts in stream order, close last."""
     return float("inf") if at == "close" else float(at)
 
 

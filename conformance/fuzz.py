@@ -7,7 +7,7 @@ tools have catalogue consumers; `execution` streams with declared tools and
 control steps; `sse` streams as bytes, cut anywhere);
 `strategies.catalogue_streams()` of the catalogue call types its option
 `call_types` declares (spec/core.md section 5.1); and
-`session_strategies.sessions()` when it declares `session`. Each case
+`strategies.sessions()` when it declares `session`. Each case
 (`Generated`) becomes an in-memory vector whose expected outcomes are its
 ground truth at the tool call point the implementation declares, and runs
 through the same harness as the YAML vectors (`results.run_vector`: schema
@@ -17,7 +17,9 @@ stream it also checks the ground-truth properties
 (`strategies.check_properties`), which say in words what went wrong. At the
 first failure Hypothesis shrinks the case to a minimal one; `write_vector`
 saves that as a ready YAML vector file, which `streamroute lint` accepts and
-the run command replays.
+the run command replays. The cases are drawn from seeded bytes and shrunk
+through Hypothesis's example database (drivers.py); a database several
+processes share makes a campaign (`database`, `shard`).
 
 To measure rather than to report, `fuzz(..., shrink=False)` stops at the
 first failure as it is; it is `first_failure(implementation,
@@ -29,21 +31,22 @@ the same.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import itertools
 import json
 import random
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis import seed as hypothesis_seed
+from hypothesis import reject
 from hypothesis import strategies as st
-from hypothesis.errors import HypothesisWarning
+from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase
 
+from .drivers import WHOLE, Driver, Namespaced, Shard, case_bytes
 from .implementation import (
     AdapterFailure,
     AdapterSkipped,
@@ -52,27 +55,31 @@ from .implementation import (
     Streamed,
 )
 from .lint import producer_faults
+from .progress import Progress
 from .render import comparison_lines
 from .results import Status, run_vector
 from .schemas import option_defaults
-from .session_strategies import GeneratedSession, sessions
 from .strategies import (
+    CANONICAL_POINT,
     CATALOGUE_CALL_TYPES,
     POINTS,
     PROFILES,
     CatalogueStream,
+    GeneratedSession,
     GeneratedStream,
     Outcome,
     Profile,
     ToolCallPoint,
     Wire,
-    catalogue_streams,
+    catalogue_stream,
     check_properties,
     cited,
-    expected_outcomes,
+    expected_at_points,
+    session,
     spec_ids,
-    streams,
+    stream,
 )
+from .strategies.choices import Choices, Decoded, Drawn, Overrun
 from .vector_files import write_vector
 from .vectors import Vector
 
@@ -131,16 +138,60 @@ class Sources:
 
     profiles: tuple[Profile, ...]  # `strategies.streams` of each profile
     call_types: tuple[str, ...]  # catalogue calls of these types (`strategies.catalogue_streams`)
-    session: bool  # generated sessions (`session_strategies.sessions`)
+    session: bool  # generated sessions (`strategies.sessions`)
 
-    def strategies(self, max_items: int = 5) -> list[st.SearchStrategy[Generated]]:
-        drawn = [streams(profile, max_items).map(Generated.of_stream) for profile in self.profiles]
+    def generators(self, max_items: int = 5) -> list[tuple[str, Generator]]:
+        """Each source's name and generator, in turn."""
+        found: list[tuple[str, Generator]] = [
+            (profile, functools.partial(_of_stream, profile=profile, max_items=max_items))
+            for profile in self.profiles
+        ]
         if self.call_types:
-            calls = catalogue_streams(max(max_items, 1), self.call_types)
-            drawn.append(calls.map(Generated.of_catalogue))
+            calls = functools.partial(_of_catalogue, max_calls=max(max_items, 1), call_types=self.call_types)
+            found.append(("catalogue", calls))
         if self.session:
-            drawn.append(sessions().filter(_known_at_either_point).map(Generated.of_session))
-        return drawn
+            found.append(("session", _of_session))
+        return found
+
+    def strategies(self, max_items: int = 5) -> list[tuple[str, st.SearchStrategy[Generated]]]:
+        """Each source's name and its generator as a Hypothesis strategy, in turn."""
+        return [(name, _strategy(generate)) for name, generate in self.generators(max_items)]
+
+
+Generator = Callable[[Choices], "Generated | None"]  # a case of one source; None: its decisions draw none
+
+
+def _strategy(generate: Generator) -> st.SearchStrategy[Generated]:
+    """The cases of `generate` as Hypothesis draws them: the decisions one case takes, drawn one by
+    one (strategies/choices.py)."""
+
+    @st.composite
+    def drawn(draw: st.DrawFn) -> Generated:
+        case = generate(Drawn(draw))
+        if case is None:  # decisions that draw no case: Hypothesis draws others
+            reject()
+        return case
+
+    return drawn()
+
+
+def _of_stream(c: Choices, profile: Profile, max_items: int) -> Generated:
+    return Generated.of_stream(stream(c, profile, max_items))
+
+
+def _of_catalogue(c: Choices, max_calls: int, call_types: tuple[str, ...]) -> Generated:
+    return Generated.of_catalogue(catalogue_stream(c, max_calls, call_types))
+
+
+_SESSION_TRIES = 3  # how many sessions a case draws, for one whose truth holds at both points
+
+
+def _of_session(c: Choices) -> Generated | None:
+    for _ in range(_SESSION_TRIES):
+        drawn = session(c)
+        if _known_at_either_point(drawn):
+            return Generated.of_session(drawn)
+    return None
 
 
 def claimed(implementation: Implementation) -> Sources:
@@ -156,11 +207,6 @@ def claimed(implementation: Implementation) -> Sources:
     return sources
 
 
-def generated(sources: Sources, max_items: int = 5) -> st.SearchStrategy[Generated]:
-    """Cases of each source, as often as each other."""
-    return st.one_of(*sources.strategies(max_items))
-
-
 def _known_at_either_point(session: GeneratedSession) -> bool:
     """Whether the session's ground truth holds at both tool call points: it states none for a call
     fired at its arguments `.done` whose done item never arrives (CORE-CALL-8)."""
@@ -174,7 +220,7 @@ def _known_at_either_point(session: GeneratedSession) -> bool:
     return True
 
 
-Drawn = GeneratedStream | CatalogueStream | GeneratedSession
+DrawnCase = GeneratedStream | CatalogueStream | GeneratedSession
 
 
 @dataclass(frozen=True, eq=False)
@@ -182,13 +228,20 @@ class Generated:
     """A generated case as the fuzzer runs it, whichever strategy drew it: what an implementation
     is fed, and the outcomes it must produce at each tool call point, from the ground truth."""
 
-    drawn: Drawn
+    drawn: DrawnCase
     profile: str
     title: str
     tools: list[dict[str, Any]]
     events: tuple[Any, ...]
     truths: dict[ToolCallPoint, list[Outcome]]
     wire: Wire | None = None
+
+    @cached_property
+    def digest(self) -> str:
+        """A short name of the case, from what an implementation is given: its tools and events or
+        bytes (made once: a stream past the 1 MiB limit takes a while to write)."""
+        fed = self.wire.data if self.wire is not None else json.dumps(self.events, sort_keys=True).encode()
+        return hashlib.sha256(json.dumps(self.tools, sort_keys=True).encode() + fed).hexdigest()[:12]
 
     @classmethod
     def of_stream(cls, stream: GeneratedStream) -> Generated:
@@ -197,8 +250,9 @@ class Generated:
             counts[_KINDS[item.kind]] = counts.get(_KINDS[item.kind], 0) + 1
         items = ", ".join(f"{count} {kind}" for kind, count in counts.items()) or "no items"
         title = f"Generated {stream.profile} stream ({items}), {stream.plan.status}"
-        truths = {point: expected_outcomes(stream, point) for point in POINTS}
-        return cls(stream, stream.profile, title, stream.tools, stream.events, truths, stream.wire)
+        truths = expected_at_points(stream)
+        tools = list(stream.plan.tools)  # the harness copies what it hands an implementation
+        return cls(stream, stream.profile, title, tools, stream.events, truths, stream.wire)
 
     @classmethod
     def of_catalogue(cls, stream: CatalogueStream) -> Generated:
@@ -212,9 +266,11 @@ class Generated:
     @classmethod
     def of_session(cls, session: GeneratedSession) -> Generated:
         outcomes = _with_at(session.expected)
-        lanes = {entry.get("stream_id") for entry in session.entries if "type" in entry}
+        lanes = {
+            entry.get("stream_id") for entry in session.entries if isinstance(entry, dict) and "type" in entry
+        }
         turns = sum(outcome["kind"] == "end" for outcome in outcomes)
-        ended = "lost" if session.lost_at is not None else "closed"
+        ended = ", then ".join(session.ends)
         title = f"Generated session ({len(lanes)} lanes, {turns} turns), {ended}"
         events = tuple(session.entries)
         return cls(session, "session", title, session.tools, events, dict.fromkeys(POINTS, outcomes))
@@ -286,8 +342,7 @@ _KINDS.update(reasoning="reasoning", hosted="hosted tool item")
 
 def digest(case: Generated) -> str:
     """A short name of the case, from what an implementation is given: its tools and events or bytes."""
-    fed = case.wire.data if case.wire is not None else json.dumps(case.events, sort_keys=True).encode()
-    return hashlib.sha256(json.dumps(case.tools, sort_keys=True).encode() + fed).hexdigest()[:12]
+    return case.digest
 
 
 def vector_data(
@@ -297,8 +352,21 @@ def vector_data(
     description: str = "",
 ) -> dict[str, Any]:
     """The case as a complete vector (spec/vector.schema.json), its outcomes from the ground truth
-    at `point` (None: the canonical one)."""
-    point = point or option_defaults()["tool_call_point"]
+    at `point` (None: the canonical one), declaring the producer rules its stream breaks (a fault is
+    often what the stream was drawn for), so that it passes `streamroute lint`."""
+    data = _vector_data(case, point or CANONICAL_POINT, vector_id, description)
+    data = dict(json.loads(json.dumps(data)))  # plain JSON containers, none shared, as a loaded vector holds
+    faults = producer_faults(Vector(Path(data["id"]), data))
+    if faults:
+        data["producer_faults"] = faults
+    return data
+
+
+def _vector_data(
+    case: Generated, point: ToolCallPoint, vector_id: str | None, description: str
+) -> dict[str, Any]:
+    """The case as a vector at `point`, as the harness runs it (`producer_faults` tells a run
+    nothing)."""
     data: dict[str, Any] = {
         "format": 1,
         "id": vector_id or f"{FUZZ_PREFIX}/{digest(case)}",
@@ -317,15 +385,15 @@ def vector_data(
     data["tools"] = case.tools
     wire = case.wire
     if wire is None:
-        data.update(events=[_plain(event) for event in case.events], expect={"outcomes": outcomes})
-        return _with_producer_faults(data)
+        data.update(events=list(case.events), expect={"outcomes": outcomes})
+        return data
     try:
         data["stream"] = wire.data.decode("utf-8")
     except UnicodeDecodeError:  # bytes that are not UTF-8 (SSE-LINE-1)
         data["stream_base64"] = base64.b64encode(wire.data).decode("ascii")
     data.update(cuts=[cut if isinstance(cut, str) else list(cut) for cut in wire.cuts])
     data["expect"] = {"dispatched": len(wire.dispatched()), "outcomes": outcomes}
-    return _with_producer_faults(data)
+    return data
 
 
 def _assumed_options(events: Sequence[Any]) -> dict[str, str]:
@@ -348,20 +416,6 @@ def _assumed_options(events: Sequence[Any]) -> dict[str, str]:
     return assumed
 
 
-def _with_producer_faults(data: dict[str, Any]) -> dict[str, Any]:
-    """The vector, declaring the producer rules its generated stream breaks (a fault is often what
-    the stream was drawn for), so that it passes `streamroute lint`."""
-    faults = producer_faults(Vector(Path(data["id"]), data))
-    if faults:
-        data["producer_faults"] = faults
-    return data
-
-
-def _plain(value: Any) -> Any:
-    """A copy of an event made of plain JSON containers, as a loaded vector holds it."""
-    return json.loads(json.dumps(value))
-
-
 @dataclass
 class Case:
     """A generated case, and its vector at each tool call point, made once however often it runs."""
@@ -371,12 +425,15 @@ class Case:
 
     def vector(self, point: ToolCallPoint) -> Vector:
         if point not in self.vectors:
-            self.vectors[point] = Vector(Path("<generated>"), vector_data(self.generated, point))
+            self.vectors[point] = Vector(Path("<generated>"), _vector_data(self.generated, point, None, ""))
         return self.vectors[point]
 
 
-def judge(implementation: Implementation, case: Case) -> str | None:
-    """None when the implementation routes the case as its ground truth says; else what went wrong."""
+def judge(
+    implementation: Implementation, case: Case, declined: Callable[[str], object] | None = None
+) -> str | None:
+    """None when the implementation routes the case as its ground truth says, or declines it (then
+    `declined` hears why); else what went wrong."""
     point = tool_call_point(implementation)
     recording = _Recording(implementation)
     try:
@@ -384,6 +441,9 @@ def judge(implementation: Implementation, case: Case) -> str | None:
     except (AdapterFailure, AdapterSkipped) as exc:  # run_vector reports these; never expected here
         return f"{type(exc).__name__}: {exc}"
     if result.status in (Status.PASSED, Status.NOT_APPLICABLE):  # its options exclude this case
+        return None
+    if result.status is Status.SKIPPED and declined is not None:
+        declined(result.message)
         return None
     lines = []
     if recording.last is not None and result.status is Status.FAILED:
@@ -393,10 +453,6 @@ def judge(implementation: Implementation, case: Case) -> str | None:
         lines.append(result.details)
     lines += comparison_lines(result.comparisons)
     return "\n".join(lines)
-
-
-class _Found(Exception):
-    pass
 
 
 @dataclass
@@ -412,46 +468,41 @@ class FuzzResult:
     examples: int  # cases run, shrinking included
     failure: FuzzFailure | None = None
     notes: list[str] = field(default_factory=list)
+    declined: list[str] = field(default_factory=list)  # why the implementation declined cases
 
 
-def _settings(examples: int, phases: tuple[Phase, ...]) -> settings:
-    return settings(
-        max_examples=examples,
-        database=None,
-        deadline=None,
-        phases=phases,
-        suppress_health_check=list(HealthCheck),
-        verbosity=Verbosity.quiet,
-        report_multiple_bugs=False,
-    )
+def _base(seed: int | None) -> int:
+    return seed if seed is not None else random.getrandbits(64)
 
 
-def draw_streams(sources: Sources, examples: int, seed: int | None, max_items: int = 5) -> list[Case]:
-    """`examples` distinct cases, each drawn afresh, the sources in turn, without running
-    anything: the same for the same seed. Left to run, Hypothesis spends most of its examples on
-    variations of the few cases it drew first, which is right for finding one failure and
-    shrinking it, not for measuring how much cases find: here case i is the first random
-    example of a Hypothesis run seeded with "seed:i" (the one before it is the simplest case,
-    drawn in every run)."""
-    base = seed if seed is not None else random.getrandbits(64)
-    last: list[Generated] = []
-
-    def collector(strategy: st.SearchStrategy[Generated]) -> Callable[[], None]:
-        @_settings(2, (Phase.generate,))
-        @given(strategy)
-        def collect(case: Generated) -> None:
-            last[:] = [case]
-
-        return collect
-
-    collectors = [collector(strategy) for strategy in sources.strategies(max_items)]
+def draw_streams(
+    sources: Sources, examples: int, seed: int | None, max_items: int = 5, shard: Shard = WHOLE
+) -> list[Case]:
+    """`examples` distinct cases, the sources in turn, without running anything: the same for the
+    same seed, whatever the install (drivers.py). Case i of the seed is what source `i` modulo
+    their number draws from `case_bytes(seed, i)`, as Hypothesis would draw it from them; a case
+    drawn before is drawn again and left out. `shard`: only the cases of that shard of the seed."""
+    base = _base(seed)
+    generators = [generate for _, generate in sources.generators(max_items)]
     drawn: dict[str, Case] = {}
-    for run in itertools.count():
+    for index in itertools.islice(shard.indexes(), examples * _TRIES):
         if len(drawn) == examples:
             break
-        hypothesis_seed(f"{base}:{run}")(collectors[run % len(collectors)])()
-        drawn.setdefault(digest(last[0]), Case(last[0]))
+        case = _decoded(generators[index % len(generators)], case_bytes(base, index))
+        if case is not None:
+            drawn.setdefault(case.digest, Case(case))
     return list(drawn.values())
+
+
+def _decoded(generate: Generator, data: bytes) -> Generated | None:
+    """The case `data` draws, decoded as Hypothesis decodes it (strategies/choices.py), or None."""
+    try:
+        return generate(Decoded(data))
+    except Overrun:
+        return None
+
+
+_TRIES = 20  # how many draws per case draw_streams makes at most, before it settles for fewer cases
 
 
 def first_failure(implementation: Implementation, drawn: Sequence[Case]) -> tuple[int, str] | None:
@@ -463,6 +514,35 @@ def first_failure(implementation: Implementation, drawn: Sequence[Case]) -> tupl
     return None
 
 
+class _Search:
+    """Cases checked against one implementation, each judged once: its verdict kept by digest."""
+
+    def __init__(
+        self, implementation: Implementation, result: FuzzResult, progress: Progress | None, examples: int
+    ) -> None:
+        self.implementation = implementation
+        self.result = result
+        self.progress = progress
+        self.examples = examples
+        self.verdicts: dict[str, str | None] = {}
+
+    def verdict(self, case: Generated) -> str | None:
+        if case.digest not in self.verdicts:
+            if self.progress is not None:
+                self.progress.step(f"stream {len(self.verdicts) + 1} of {self.examples}")
+            verdict = judge(self.implementation, Case(case), self.result.declined.append)
+            if self.progress is not None:
+                self.progress.finished(verdict is not None)
+            self.verdicts[case.digest] = verdict
+        return self.verdicts[case.digest]
+
+    def fails(self, case: Generated) -> bool:
+        return self.verdict(case) is not None
+
+
+REPLAY_EVERY = 256  # a campaign's process looks for failures found elsewhere after so many cases
+
+
 def fuzz(
     implementation: Implementation,
     examples: int = 200,
@@ -470,41 +550,75 @@ def fuzz(
     save_to: Path | None = None,
     max_items: int = 5,
     shrink: bool = True,
+    database: ExampleDatabase | None = None,
+    shard: Shard = WHOLE,
+    progress: Progress | None = None,
 ) -> FuzzResult:
-    """Run up to `examples` generated cases; shrink the first failure and save it as a vector."""
+    """Run up to `examples` generated cases; shrink the first failure and save it as a vector.
+
+    The cases are those `draw_streams` draws, judged one by one; a failing one is kept in an
+    example database and Hypothesis shrinks it (drivers.py). `database`: where failures are kept,
+    shared by a campaign's processes: what it already holds for this implementation is shrunk and
+    reported first, and is looked for again every REPLAY_EVERY cases, so a failure any process
+    finds stops every other one. `shard`: which of the seed's cases this process draws. The
+    result's notes say when the failure came from the database rather than from this run.
+    `shrink=False`: stop at the first failing case as it is, `first_failure` of `draw_streams`.
+    `progress` hears of each case as it runs."""
     sources = claimed(implementation)
     if not shrink:
-        drawn = draw_streams(sources, examples, seed, max_items)
+        drawn = draw_streams(sources, examples, seed, max_items, shard)
         found = first_failure(implementation, drawn)
         if found is None:
             return FuzzResult(len(drawn))
         index, message = found
         return _failed(FuzzResult(index + 1), implementation, drawn[index].generated, message, save_to)
     result = FuzzResult(0)
-    failures: list[tuple[Generated, str]] = []
-
-    @_settings(examples, (Phase.generate, Phase.shrink))
-    @given(generated(sources, max_items))
-    def check(case: Generated) -> None:
-        result.examples += 1
-        verdict = judge(implementation, Case(case))
-        if verdict is not None:
-            failures.append((case, verdict))
-            raise _Found
-
-    try:
-        with warnings.catch_warnings():  # the repr of a stream past the 1 MiB limit is long, and never shown
-            warnings.simplefilter("ignore", HypothesisWarning)
-            (hypothesis_seed(seed)(check) if seed is not None else check)()
-    except Exception as exc:  # _Found, or Hypothesis's report of it (flaky when the adapter is)
-        if not failures:
-            raise
-        if not isinstance(exc, _Found):
-            result.notes.append(f"Hypothesis: {type(exc).__name__}")
-    if not failures:
+    search = _Search(implementation, result, progress, examples)
+    kept = database if database is not None else InMemoryExampleDatabase()
+    generators = sources.generators(max_items)
+    drivers = [
+        Driver(
+            _strategy(generate),
+            search.fails,
+            Namespaced(kept, f"streamroute fuzz {implementation.name} {name}"),
+        )
+        for name, generate in generators
+    ]
+    base = _base(seed)
+    failed = None
+    for tried, index in enumerate(itertools.islice(shard.indexes(), examples * _TRIES)):
+        if database is not None and tried % REPLAY_EVERY == 0:
+            failed = _kept_elsewhere(drivers, result)
+            if failed is not None:
+                break
+        if len(search.verdicts) == examples:
+            break
+        data = case_bytes(base, index)
+        failed = _decoded(generators[index % len(generators)][1], data)
+        if failed is None or search.verdict(failed) is None:
+            failed = None
+            continue
+        driver = drivers[index % len(drivers)]
+        if driver.keep(data):  # Hypothesis draws it again from its bytes, and keeps it
+            failed = driver.shrunk() or failed
+        else:
+            result.notes.append("Hypothesis did not draw the failing case again: it is shown as drawn")
+        break
+    result.examples = len(search.verdicts)
+    if failed is None:
         return result
-    case, message = failures[-1]  # the last failure Hypothesis ran is the shrunk one
-    return _failed(result, implementation, case, message, save_to)
+    return _failed(result, implementation, failed, search.verdicts[failed.digest] or "", save_to)
+
+
+def _kept_elsewhere(drivers: Sequence[Driver[Generated]], result: FuzzResult) -> Generated | None:
+    """A failure the database holds (found by another process of a campaign, or an earlier run),
+    shrunk; None when it holds none that fails."""
+    for driver in drivers:
+        shrunk = driver.shrunk()
+        if shrunk is not None:
+            result.notes.append("replayed from the database: a failure found by another process or run")
+            return shrunk
+    return None
 
 
 def _failed(
@@ -517,7 +631,7 @@ def _failed(
     strategies = type(case.drawn).__module__.rsplit(".", 1)[-1]
     description = (
         f"Found by `streamroute fuzz` against {implementation.name}; its outcomes come from the"
-        f" ground truth of conformance/{strategies}.py. What failed:\n" + message.splitlines()[0]
+        f" ground truth of conformance/strategies/{strategies}.py. What failed:\n" + message.splitlines()[0]
     )
     data = vector_data(case, tool_call_point(implementation), description=description)
     result.failure = FuzzFailure(case, message, data)

@@ -56,9 +56,12 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, Protocol, TypeVar
 
+from .declarations import CLASSES, OBSERVES, OPTIONS_DECLARED, PROFILES
+from .declarations import problem as declaration_problem
+from .declined import Declined
 from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, Shown, clip, loads, printable
 from .observation import observes_problem
-from .schemas import OPTIONS, PROTOCOL_START_REPLY, VECTOR, first_error, option_defaults, schema
+from .schemas import VECTOR, option_defaults, schema
 from .vectors import At, Vector
 
 # Seconds an implementation has for each vector: an adapter command for each answer
@@ -151,13 +154,26 @@ class Implementation(Protocol):
     def close(self) -> None: ...
 
 
+def non_canonical(options: Mapping[str, Any]) -> str:
+    """The options whose value is not the canonical one, in a few words (`tool_call_point=arguments_done,
+    call_types=function`); `canonical` when there is none."""
+    defaults = option_defaults()
+    shown = [
+        f"{name}={','.join(map(str, value)) if isinstance(value, list) else value}"
+        for name, value in sorted(options.items())
+        if value != defaults.get(name)
+    ]
+    return ", ".join(shown) or "canonical"
+
+
 def described(info: Mapping[str, Any]) -> str:
-    """An implementation in one line, from its `info`: name, version, language, claims; escaped, as
-    what it says of itself may hold line breaks and control characters."""
-    options = ", ".join(f"{name}={value}" for name, value in sorted(info.get("options", {}).items()))
+    """An implementation in one line, from its `info`: name, version, language, profiles, and the
+    options it does not leave canonical; escaped, as what it says of itself may hold line breaks and
+    control characters."""
+    profiles = ", ".join(info["profiles"]) or "none"
     line = (
-        f"{info['name']} {info['version']} ({info['language']}); "
-        f"profiles: {', '.join(info['profiles']) or 'none'}; options: {options or 'canonical'}"
+        f"{info['name']} ({info['language']}), version {info['version']}; "
+        f"profiles: {profiles}; options: {non_canonical(info.get('options', {}))}"
     )
     if "observes" in info:  # spec/observation.md: what its API shows, when not everything
         shown = ", ".join(f"{kind} ({' '.join(names)})" for kind, names in sorted(info["observes"].items()))
@@ -171,9 +187,9 @@ class AdapterLoadError(Exception):
 
 def declared_options(declared: object, source: str) -> dict[str, Any]:
     """The declared options with defaults filled in, checked against the options schema."""
-    problem = first_error(OPTIONS, declared)
+    problem = declaration_problem(OPTIONS_DECLARED, declared)
     if problem is not None:
-        raise AdapterLoadError(f"{source} declares invalid options: {problem}")
+        raise AdapterLoadError(f"{source} {problem}")
     assert isinstance(declared, dict)
     return {**option_defaults(), **declared}
 
@@ -182,12 +198,15 @@ def declared_observes(declared: object, source: str) -> dict[str, list[str]] | N
     """The declared `observes` (spec/observation.md), checked; None when none is declared."""
     if declared is None:
         return None
-    problem = first_error(PROTOCOL_START_REPLY + "#/$defs/observes", declared)
-    if problem is None and isinstance(declared, dict):
-        problem = observes_problem(declared)
+    problem = declaration_problem(OBSERVES, declared)
     if problem is not None:
-        raise AdapterLoadError(f"{source} declares an invalid `observes`: {problem}")
+        raise AdapterLoadError(f"{source} {problem}")
     assert isinstance(declared, dict)
+    meaning = observes_problem(declared)
+    if meaning is not None:
+        raise AdapterLoadError(
+            f"{source} declares an invalid `observes`: {meaning}; see {OBSERVES.documented}"
+        )
     return declared
 
 
@@ -196,20 +215,19 @@ def declared_classes(declared: object, source: str) -> list[str] | None:
     (it claims both)."""
     if declared is None:
         return None
-    problem = first_error(PROTOCOL_START_REPLY + "#/$defs/implementation/properties/classes", declared)
+    problem = declaration_problem(CLASSES, declared)
     if problem is not None:
-        raise AdapterLoadError(f"{source} declares invalid `classes`: {problem}")
+        raise AdapterLoadError(f"{source} {problem}")
     assert isinstance(declared, list)
     return declared
 
 
 def declared_profiles(declared: object, source: str) -> frozenset[str]:
     """The declared profiles, each one the spec defines."""
-    if not isinstance(declared, list) or not all(isinstance(name, str) for name in declared):
-        raise AdapterLoadError(f"{source}: `profiles` must be a list of profile names")
-    problem = unknown_profiles(declared)
+    problem = declaration_problem(PROFILES, declared)
     if problem is not None:
-        raise AdapterLoadError(f"{source} claims an {problem}")
+        raise AdapterLoadError(f"{source} {problem}")
+    assert isinstance(declared, list)
     return frozenset(declared)
 
 
@@ -357,11 +375,13 @@ def _guarded(
     """`body(call)`, adapter code, under the deadline; its answer, or AdapterFailure for whatever it
     raised. `body` names what it is doing in `call.step`. KeyboardInterrupt only for the user's Ctrl-C."""
     call = _Call(implementation, vector, timeout, step)
-    failure: AdapterFailure | None = None
+    failure: AdapterFailure | AdapterSkipped | None = None
     _DEADLINES.start(call)
     try:
         try:
             answer = body(call)
+        except Declined as declined:
+            failure = _declined(call, declined)
         except BaseException as exc:
             failure = _failure(call, exc)
         finally:
@@ -371,11 +391,23 @@ def _guarded(
         failure = call.late()
     if _DEADLINES.interrupted:
         raise KeyboardInterrupt
+    if isinstance(failure, AdapterFailure):
+        raise failure
+    if call.expired is not None:  # declining late is answering late
+        raise call.late(", caught the deadline and went on")
     if failure is not None:
         raise failure
-    if call.expired is not None:
-        raise call.late(", caught the deadline and went on")
     return answer
+
+
+def _declined(call: _Call, declined: Declined) -> AdapterSkipped | AdapterFailure:
+    """The vector skipped, with the reason the adapter gives (and where it is tracked); errored when
+    it gives none, as a `skipped` reply without one is out of protocol."""
+    reason = _text(lambda: declined.reason if isinstance(declined.reason, str) else "", "")
+    if not reason.strip():
+        return AdapterFailure(f"{call.step} raised Declined with no reason; Declined(reason) needs one")
+    url = _text(lambda: declined.issue_url if isinstance(declined.issue_url, str) else "", "")
+    return AdapterSkipped(clip(reason + (f" ({url})" if url else ""), MAX_MESSAGE_CHARS))
 
 
 class _BadAnswer(Exception):
@@ -465,6 +497,9 @@ class PythonImplementation:
             target, declared = _guarded(spec, None, timeout, "importing it", read)
         except AdapterFailure as exc:
             raise AdapterLoadError(f"cannot load adapter {spec!r}: {exc.message}") from None
+        except AdapterSkipped as exc:  # Declined declines a vector; there is none yet
+            problem = f"cannot load adapter {spec!r}: it declined while loading: {exc.reason}"
+            raise AdapterLoadError(problem) from None
         if not callable(target):
             raise AdapterLoadError(f"adapter {spec!r} is not callable")
         profiles = declared_profiles(declared["profiles"], f"adapter {spec!r}")
@@ -520,6 +555,7 @@ class PythonImplementation:
 
 @functools.cache  # reports read `info` once per vector; the installed distributions stay as they are
 def _distribution_version(top_level_module: str) -> str:
+    """The version of the installed distribution that holds the module, or why there is none."""
     for distribution in importlib.metadata.packages_distributions().get(top_level_module, []):
         return importlib.metadata.version(distribution)
-    return "unknown"
+    return f"unknown: module {top_level_module} is in no installed distribution"

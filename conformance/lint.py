@@ -9,6 +9,7 @@ from typing import Any
 from streamroute.producer.checker import Violation, check_capture, check_events
 from streamroute.producer.session_checker import check_session
 
+from .attribution import AttributionTableError, read_table
 from .requirements import LEVEL_RANK, Requirement, read_requirements
 from .schemas import SPEC_DIR
 from .vector_cache import VectorCache
@@ -122,6 +123,23 @@ def _vector_problems(vector: Vector, requirements: dict[str, Requirement]) -> li
     return problems
 
 
+def _attribution_problems(spec_dir: Path, requirements: dict[str, Requirement]) -> list[str]:
+    """The attribution table (spec/attribution.md) reads, and charges only requirements of the spec."""
+    path = spec_dir / "attribution.md"
+    if not path.exists():
+        return []
+    try:
+        rules = read_table(path)
+    except AttributionTableError as error:
+        return [str(error)]
+    return [
+        f"{path}:{rule.line}: charges {r}, which the spec does not define"
+        for rule in rules
+        for r in rule.charges
+        if r not in requirements
+    ]
+
+
 def lint(
     roots: Sequence[Path], check_coverage: bool, spec_dir: Path = SPEC_DIR, cache: VectorCache | None = None
 ) -> tuple[int, list[str]]:
@@ -129,6 +147,7 @@ def lint(
     vectors, file_errors = load_vectors(roots, cache)
     requirements, problems = read_requirements(spec_dir)
     problems += [str(error) for error in file_errors]
+    problems += _attribution_problems(spec_dir, requirements)
     for vector in vectors:
         problems += _vector_problems(vector, requirements)
     if check_coverage:

@@ -32,8 +32,10 @@ import pytest
 from _pytest._code.code import TerminalRepr
 from _pytest._io import TerminalWriter
 from _pytest.junitxml import xml_key
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from .cli import SHARED_OPTIONS, Option, prepare_suite
+from .drivers import Shard
 from .fuzz import fuzz
 from .implementation import before_abandoning, described
 from .limits import Shown, printable
@@ -57,6 +59,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     for option in SHARED_OPTIONS.values():  # those of `streamroute run` and `fuzz`, as they take them
         group.addoption(f"--streamroute-{option.pytest or option.name}", **option.settings)
+    group.addoption(
+        "--streamroute-fuzz-shards",
+        metavar="K",
+        type=int,
+        default=1,
+        help="split the generated streams into K test items, for pytest-xdist's workers (a campaign)",
+    )
+    group.addoption(
+        "--streamroute-fuzz-database",
+        metavar="DIR",
+        help="keep failures in this Hypothesis example database, shared by a campaign's workers and"
+        " machines: each replays what any of them found",
+    )
 
 
 class VectorFailed(Exception):
@@ -122,21 +137,39 @@ class VectorItem(pytest.Item):
 
 
 class FuzzItem(pytest.Item):
-    """Generated streams against the implementation (conformance/fuzz.py): one test item."""
+    """Generated streams against the implementation (conformance/fuzz.py): one test item, or one
+    per shard of a campaign."""
 
-    def __init__(self, *, suite: Suite, examples: int, seed: int | None, save_to: str | None, **kwargs: Any):
+    def __init__(
+        self,
+        *,
+        suite: Suite,
+        examples: int,
+        seed: int | None,
+        save_to: str | None,
+        shard: Shard,
+        database: str | None,
+        **kwargs: Any,
+    ):
         super().__init__(**kwargs)
         self.suite = suite
         self.examples = examples
         self.seed = seed
         self.save_to = Path(save_to) if save_to else None
+        self.shard = shard
+        self.database = database
 
     def runtest(self) -> None:
-        outcome = fuzz(self.suite.implementation, self.examples, self.seed, self.save_to)
+        database = DirectoryBasedExampleDatabase(self.database) if self.database else None
+        implementation = self.suite.implementation
+        outcome = fuzz(
+            implementation, self.examples, self.seed, self.save_to, database=database, shard=self.shard
+        )
         failure = outcome.failure
         if failure is not None:
             saved = f"wrote {failure.path}" if failure.path else "--streamroute-fuzz-save-to DIR saves it"
-            message = f"a generated stream failed ({saved}):\n{failure.message}"
+            notes = "".join(f"\n({note})" for note in outcome.notes)
+            message = f"a generated stream failed ({saved}):{notes}\n{failure.message}"
             raise VectorFailed(Result(FUZZ_ITEM, Status.FAILED, message))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
@@ -181,17 +214,21 @@ class VectorSuite(pytest.Collector):
         ]
         option = self.config.option
         if option.streamroute_fuzz:
-            items.append(
-                FuzzItem.from_parent(
+            count = max(option.streamroute_fuzz_shards, 1)
+            for index in range(count):
+                name = FUZZ_ITEM if count == 1 else f"{FUZZ_ITEM}[{index}]"
+                item = FuzzItem.from_parent(
                     self,
-                    name=FUZZ_ITEM,
-                    nodeid=FUZZ_ITEM,
+                    name=name,
+                    nodeid=name,
                     suite=self.suite,
-                    examples=option.streamroute_fuzz,
+                    examples=-(-option.streamroute_fuzz // count),  # the examples, spread over the shards
                     seed=option.streamroute_fuzz_seed,
                     save_to=option.streamroute_fuzz_save_to,
+                    shard=Shard(index, count),
+                    database=option.streamroute_fuzz_database,
                 )
-            )
+                items.append(item)
         return items
 
 
@@ -271,7 +308,7 @@ class _Session:
         if record is not None:
             self.records.append(record)
             self.executed += Status(record["status"]).executed
-        elif report.nodeid == FUZZ_ITEM and report.when == "call" and not report.skipped:
+        elif report.nodeid.startswith(FUZZ_ITEM) and report.when == "call" and not report.skipped:
             self.executed += 1
 
     def _report(self) -> Report:

@@ -16,6 +16,8 @@ from typing import Any
 
 from .channel import AdapterProcess, ChannelError, encode
 from .compare import json_equal
+from .declarations import DECLARATIONS
+from .declarations import problem as declaration_problem
 from .implementation import (
     AdapterFailure,
     AdapterLoadError,
@@ -106,6 +108,12 @@ def _start(command: str, timeout: float) -> tuple[AdapterProcess, dict[str, Any]
                 f"the adapter speaks protocol version {_shown(version)}; "
                 f"this harness speaks version {PROTOCOL_VERSION}"
             )
+        described = reply.get("implementation") if isinstance(reply, dict) else None
+        for declaration in DECLARATIONS:  # what it declares of itself, said in words
+            if isinstance(described, dict) and declaration.name in described:
+                wrong = declaration_problem(declaration, described[declaration.name])
+                if wrong is not None:
+                    raise ProtocolError(f"the adapter's start reply {wrong}")
         problem = first_error(PROTOCOL_START_REPLY, reply)
         if problem is not None:
             raise ProtocolError(f"the adapter's start reply is out of protocol: {problem}")

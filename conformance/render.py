@@ -1,6 +1,6 @@
 """What a report becomes: what `streamroute run` prints of each vector, a summary (text or
-Markdown), JUnit XML, a badge, a baseline of expected failures. Everything here reads report
-lines (spec/report.schema.json), never a run's objects, so what is printed is what is recorded."""
+Markdown), JUnit XML, a badge. Everything here reads report lines (spec/report.schema.json), never
+a run's objects, so what is printed is what is recorded."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from . import triage
+from .implementation import non_canonical
 from .limits import Shown, printable
 from .report import Record, Report
 from .results import Status
@@ -29,11 +31,7 @@ def _implementation(report: Report) -> str:
 
 def _claims(report: Report) -> tuple[str, str]:
     info = report.header["implementation"]
-    options = info.get("options", {})
-    return (
-        ", ".join(info["profiles"]) or "none",
-        ", ".join(f"{name}={value}" for name, value in sorted(options.items())) or "canonical",
-    )
+    return ", ".join(info["profiles"]) or "none", non_canonical(info.get("options", {}))
 
 
 def claim_lines(report: Report) -> list[str]:
@@ -64,9 +62,51 @@ def _vector_set(report: Report) -> str:
 
 
 def _listed(report: Report) -> list[dict[str, Any]]:
-    rank = {status.value: index for index, status in enumerate(_LISTED)}
-    shown = [line for line in report.vectors if line["status"] in rank]
-    return sorted(shown, key=lambda line: (rank[line["status"]], line["id"]))
+    """The vectors a summary lists: those that failed or errored as triage sorts them
+    (conformance/triage.py), then those skipped and those expected to fail, by id."""
+    failing = [dict(line) for group in triage.groups(report.vectors) for line in group.vectors]
+    rank = {status.value: index for index, status in enumerate(_LISTED) if not status.is_failure}
+    others = [line for line in report.vectors if line["status"] in rank]
+    return failing + sorted(others, key=lambda line: (rank[line["status"]], line["id"]))
+
+
+def _charges(line: Record) -> str:
+    """What a failing vector charges, in a few words (` (charges CORE-ARGS-2)`), else nothing."""
+    charged = line.get("charged") if Status(line["status"]).is_failure else None
+    return f" (charges {', '.join(charged)})" if charged else ""
+
+
+def triage_lines(lines: Sequence[Record]) -> list[str]:
+    """The failures of these vector lines grouped for triage, counts first: per class and profile,
+    how many failed or errored, then the requirements charged at each level, each with how many of
+    them charge it."""
+    found = triage.groups(lines)
+    shown = ["failures by class, profile and requirement (worst first):"] if found else []
+    for group in found:
+        count = len(group.vectors)
+        shown.append(f"  {group.name}: {count} vector{'s' * (count != 1)} failed or errored")
+        for level in ("MUST", "SHOULD", "MAY"):
+            charged = [f"{c.requirement} ({c.vectors})" for c in group.charged if c.level == level]
+            shown += _wrapped(f"    {level:<6} ", charged, ", ")
+    return [_line(line) for line in shown]
+
+
+def triage_markdown(report: Report) -> list[str]:
+    """The failures grouped for triage, as a Markdown table: a row per class and profile."""
+    found = triage.groups(report.vectors)
+    if not found:
+        return []
+    lines = [
+        "",
+        "| class | profile | failed or errored | requirements charged (vectors) |",
+        "|---|---|--:|---|",
+    ]
+    for group in found:
+        charged = ", ".join(f"{c.requirement} ({c.level}) {c.vectors}" for c in group.charged)
+        lines.append(
+            f"| {group.conformance_class} | {group.profile} | {len(group.vectors)} | {_cell(charged)} |"
+        )
+    return lines
 
 
 def summary_text(report: Report) -> str:
@@ -82,8 +122,10 @@ def summary_text(report: Report) -> str:
         *claim_lines(report),
         "",
     ]
+    grouped = triage_lines(report.vectors)
+    lines += [*grouped, ""] if grouped else []
     for line in _listed(report):
-        lines += [f"{line['status'].upper()} {_line(line['id'])}", f"  {_reason(line['message'])}"]
+        lines += [f"{line['status'].upper()} {_line(line['id'])}{_charges(line)}", f"  {_line(_why(line))}"]
     lines += [
         f"BAD VECTOR FILE {_line(error['path'])}: {_reason(error['message'])}" for error in report.file_errors
     ]
@@ -140,12 +182,16 @@ def summary_markdown(report: Report) -> str:
         f"| result | **{'failed' if report.failed else 'passed'}**: {_cell(totals.describe())} |",
         *(f"| why | {_cell(problem)} |" for problem in report.problems),
     ]
+    lines += triage_markdown(report)
     listed = _listed(report)
     if listed or report.file_errors:
-        lines += ["", "| vector | status | message |", "|---|---|---|"]
-        lines += [f"| `{v['id']}` | {v['status']} | {_cell(_first_line(v['message']))} |" for v in listed]
+        lines += ["", "| vector | status | charges | message |", "|---|---|---|---|"]
         lines += [
-            f"| {_cell(error['path'])} | bad vector file | {_cell(_first_line(error['message']))} |"
+            f"| `{v['id']}` | {v['status']} | {_cell(', '.join(v.get('charged', [])))} | {_cell(_why(v))} |"
+            for v in listed
+        ]
+        lines += [
+            f"| {_cell(error['path'])} | bad vector file | | {_cell(_first_line(error['message']))} |"
             for error in report.file_errors
         ]
     return printable("\n".join(lines) + "\n")
@@ -175,46 +221,25 @@ def badge(report: Report) -> dict[str, Any]:
     return {"schemaVersion": 1, "label": label, "message": ", ".join(shown) or "no vectors", "color": color}
 
 
-def baseline(report: Report, source: str) -> str:
-    """An expected-failures file listing what fails in the report, so that a rerun with it passes."""
-    lines = [
-        f"# streamroute expected failures, from {source}",
-        f"# {_line(_implementation(report))}, run started {report.header['started']}",
-    ]
-    for line in sorted(report.vectors, key=lambda line: line["id"]):
-        stale = line["listed"] and line["status"] == Status.FAILED.value  # listed, and it passed
-        failing = line["status"] in (Status.FAILED.value, Status.ERRORED.value, Status.EXPECTED_FAILURE.value)
-        if failing and not stale:
-            lines.append(f"{line['id']}  # {_reason(line['message'])}")
-    return "\n".join(lines) + "\n"
-
-
 # -- a vector, as `streamroute run` prints it -------------------------------------------------------
 
 _MARKS = {"equal": "", "differs": "!=", "missing": "-", "unexpected": "+"}
-_LEFT_WIDTH = 72  # the expected column at most; the actual one runs on
+_LEFT_WIDTH = 72  # the expected column at most, for equal rows; the actual one runs on
+_WIDEST_LEFT = 110  # how wide it grows to hold a pair that differs on one line
 
 
 def _shown(cell: Mapping[str, Any]) -> str:
     return f"@{cell['at']} {cell['kind']} {cell['fields']}".rstrip()
 
 
-def _fit(cell: Mapping[str, Any], width: int, other: Mapping[str, Any] | None = None) -> str:
-    """A cell in `width` characters, its `@at kind` always; its fields cut, if `other` is given,
-    around where they part from other's, so that the difference shows."""
+def _fit(cell: Mapping[str, Any], width: int) -> str:
+    """A cell of an equal row in `width` characters, its `@at kind` always, its fields cut."""
     text = _shown(cell)
     if len(text) <= width:
         return text
     fields: str = cell["fields"]
     head = text[: len(text) - len(fields)]
     room = max(width - len(head), 8)
-    start = 0
-    if other is not None:
-        pairs = zip(fields, other["fields"], strict=False)
-        same = next((index for index, (a, b) in enumerate(pairs) if a != b), len(fields))
-        start = min(max(same - room // 3, 0), len(fields) - room)
-    if start > 0:
-        fields = "…" + fields[start + 1 :]
     return head + (fields if len(fields) <= room else fields[: room - 1] + "…")
 
 
@@ -236,6 +261,8 @@ def _table(rows: Sequence[Mapping[str, Any]], kinds: Sequence[str] | None) -> li
     width = min(
         max((len(_shown(row["expected"])) for row in shown if "expected" in row), default=8), _LEFT_WIDTH
     )
+    differing = [len(_shown(row["expected"])) for row in shown if row["op"] == "differs"]
+    width = max([width, *(length for length in differing if length <= _WIDEST_LEFT)])
     header = f"{'':4}{'#':>3}  {'expected':<{width}}  {'#':>3}  actual"
     lines = [header + (f"   (comparing {', '.join(kinds)})" if kinds else "")]
     events: dict[str, set[Any]] = {}
@@ -255,8 +282,11 @@ def _table(rows: Sequence[Mapping[str, Any]], kinds: Sequence[str] | None) -> li
             lines.append(f"{mark}{'':>3}  {'':<{width}}  {actual['index']:>3}  {_shown(actual)}")
         elif actual is None:  # nothing to its right: the expected outcome in full
             lines.append(f"{mark}{expected['index']:>3}  {_shown(expected)}")
+        elif row["op"] == "differs" and len(_shown(expected)) > width:  # nothing of a difference is cut:
+            lines.append(f"{mark}{expected['index']:>3}  {_shown(expected)}")  # its cells one above the other
+            lines.append(f"{'':4}{'':>3}  {'':<{width}}  {actual['index']:>3}  {_shown(actual)}")
         else:
-            left = _fit(expected, width, actual if row["op"] == "differs" else None)
+            left = _shown(expected) if row["op"] == "differs" else _fit(expected, width)
             lines.append(
                 f"{mark}{expected['index']:>3}  {left:<{width}}  {actual['index']:>3}  {_shown(actual)}"
             )
@@ -289,19 +319,37 @@ def comparison_lines(comparisons: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
+def otherwise(record: Record) -> str | None:
+    """For a listed vector failing otherwise than its expected-failures file says, both ways."""
+    listed, signature = record.get("listed_signature"), record.get("signature")
+    if listed is None or signature is None or listed == signature or not Status(record["status"]).is_failure:
+        return None
+    return f"fails otherwise than its expected failure: listed `{listed}`, now `{signature}`"
+
+
+def _why(record: Record) -> str:
+    """Why a vector did not pass, in a line not yet escaped for where it is shown."""
+    changed = otherwise(record)
+    first = _first_line(record["message"])
+    return first if changed is None else f"{changed}; {first}"
+
+
 def vector_line(record: Record) -> str:
     """A vector in one line: `-q`, and what a summary lists."""
-    return f"{record['status'].upper()} {_line(record['id'])}: {_reason(record['message'])}"
+    return f"{record['status'].upper()} {_line(record['id'])}: {_line(_why(record))}"
 
 
 def vector_text(record: Record) -> str:
-    """A vector that did not pass, in full: what it checks, where it is, and what went wrong."""
-    where = f" ({record['path']})" if "path" in record else ""
-    lines = [f"{record['status'].upper()} {record['id']}{where}"]
+    """A vector that did not pass, in full: what it checks, where its file is, and what went wrong."""
+    where = record.get("file") or record.get("path")
+    lines = [f"{record['status'].upper()} {record['id']}" + (f" ({where})" if where else "")]
     if "title" in record:
         lines.append(f"  {record['title']}")
     if "spec" in record:
         lines.append(f"  checks {', '.join(record['spec'])} ({record['level']})")
+    changed = otherwise(record)
+    if changed is not None:
+        lines.append(f"  {changed}")
     body = comparison_lines(record.get("comparisons", [])) or record["message"].split("\n")
     body += record["details"].splitlines()
     return printable("\n".join(lines + ["  " + line for line in body]) + "\n")

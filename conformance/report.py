@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 from .claims import claims
 from .gate import Gate
 from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, TooDeep, clip, loads
-from .requirements import read_requirements
+from .requirements import requirement_levels
 from .results import Result, Status
-from .schemas import REPORT, SPEC_DIR, first_error, protocol_version
+from .schemas import REPORT, first_error, protocol_version
 from .vectors import Vector, VectorFileError
 
 if TYPE_CHECKING:  # a run's records name its suite; the suite runs and records (suite.py)
@@ -98,10 +98,13 @@ def vector_record(suite: Suite, vector: Vector, result: Result, seconds: float) 
         "title": vector.title,
         "spec": vector.spec,
         "path": Path(*vector.path.parts[-depth:]).as_posix(),
+        "file": str(vector.path.absolute()),
         "seconds": round(seconds, 3),
         "comparisons": list(result.comparisons),
         **({} if result.observed is None else {"observed_requirements": list(result.observed)}),
         **({"charged": list(result.charged)} if result.charged else {}),
+        **({"signature": result.signature} if result.signature else {}),
+        **({"listed_signature": listed} if (listed := suite.listed_signature(vector)) else {}),
     }
 
 
@@ -123,8 +126,7 @@ def footer_record(totals: Totals, seconds: float, claims: Sequence[Record]) -> R
 
 def report_of(suite: Suite, run: SuiteRun) -> Report:
     header = header_record(suite, run.started)
-    levels = {requirement.id: requirement.level for requirement in read_requirements(SPEC_DIR)[0].values()}
-    judged = [claim.record() for claim in claims(header, run.records, levels)]
+    judged = [claim.record() for claim in claims(header, run.records, requirement_levels())]
     return Report(
         header,
         run.records,

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+
+from .schemas import SPEC_DIR
 
 _ITEM = re.compile(r"^( *)[-*]\s+\*\*([A-Z]+(?:-[A-Z]+)*-\d+)\*\*\s+(.*)$")
 _KEYWORD = re.compile(
@@ -58,6 +61,12 @@ def read_requirements(spec_dir: Path) -> tuple[dict[str, Requirement], list[str]
                 problems.append(f"{where} {problem}")
             found[requirement_id] = Requirement(requirement_id, level, path)
     return found, problems
+
+
+@cache
+def requirement_levels() -> dict[str, str]:
+    """Each requirement's level, as the spec installed with the harness states it."""
+    return {requirement.id: requirement.level for requirement in read_requirements(SPEC_DIR)[0].values()}
 
 
 def _items(markdown: str) -> list[tuple[int, str, str]]:

@@ -11,8 +11,10 @@ from difflib import SequenceMatcher
 from enum import Enum
 from typing import Any
 
-from .attribution import Context, Difference, charged
+from .attribution import charged
 from .compare import (
+    ItemNames,
+    at_key,
     compare,
     compare_stopped,
     compared,
@@ -25,10 +27,14 @@ from .compare import (
     to_parsed_arguments,
     to_shown,
 )
+from .conditions import Context
+from .differences import Difference, Pair
+from .differences import differences as differences_of
 from .implementation import AdapterFailure, AdapterSkipped, Implementation, Produced
 from .limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, clip, printable
 from .observation import observes_of
 from .schemas import OUTCOME, VECTOR, first_error, option_defaults, schema
+from .signature import difference_words, signature
 from .vectors import At, Vector
 
 # Compared only in execution vectors, so that an implementation can claim
@@ -80,6 +86,9 @@ class Result:
     observed: tuple[str, ...] | None = None
     # The requirements a failure charges (spec/vectors.md section 5); empty unless it failed or errored.
     charged: tuple[str, ...] = ()
+    # How it failed, as an expected-failures file pins it (conformance/signature.py); empty unless it
+    # failed or errored on its own (a stale expected failure has none).
+    signature: str = ""
 
     def __post_init__(self) -> None:  # what an implementation said is kept within the report's limits
         object.__setattr__(self, "message", clip(self.message, MAX_MESSAGE_CHARS))
@@ -113,10 +122,10 @@ def not_applicable_reason(implementation: Implementation, vector: Vector) -> str
             return f"under {point}, call {made} is made before the stream's first fault"
     # spec/core.md section 5.1: the tool registry says which call types a vector needs.
     declared_types = implementation.options.get("call_types") or option_defaults()["call_types"]
-    for tool in vector.tools:
-        if tool["type"] not in declared_types:
-            declared = ", ".join(declared_types)
-            return f"needs call type {tool['type']!r}; {implementation.name} declares {declared}"
+    needed = sorted(vector.call_types - set(declared_types))
+    if needed:
+        declared = ", ".join(declared_types)
+        return f"needs call type {needed[0]!r}; {implementation.name} declares {declared}"
     return None
 
 
@@ -145,29 +154,76 @@ def _judged(implementation: Implementation, vector: Vector) -> Result:
         return _errored(implementation, vector, failure.message, failure.details)
     except AdapterSkipped as skipped:
         return Result(vector.id, Status.SKIPPED, skipped.reason)
-    return _check(implementation, vector, produced)
+    return _check(implementation, vector, produced)[0]
 
 
-_AT_EVENT = re.compile(r"\bevent (\d+)\b")
+_AT_EVENT = re.compile(r"\bevent (\d+|close)\b")
+_UNREADABLE = re.compile(r"\boutcome \d+ \(from event (?:\d+|close)\): ")  # conformance/implementation.py
 
 
 def _errored(implementation: Implementation, vector: Vector, message: str, details: str) -> Result:
     """The implementation raised or did not answer: a `raised` difference at the event the
-    message names (its first expected outcome from there on), or at the stream's start."""
+    message names (its first expected outcome from there on), or at the stream's start. An outcome
+    that is no JSON value (a NaN, a cycle, a nesting deeper than JSON text can be written here) is
+    an `invalid` one of the outcome itself (`/`), unread."""
     named = _AT_EVENT.search(message)
-    at = int(named.group(1)) if named is not None and vector.stream is None else 0
-    first = next((w for w in vector.expected if w["at"] == "close" or w["at"] >= at), None)
-    event = vector.events[at] if vector.stream is None and at < len(vector.events) else None
-    difference = Difference(first, None, event, failure="raised")
-    return Result(
-        vector.id, Status.ERRORED, message, details, charged=_charges(implementation, vector, [difference])
-    )
+    at: At = 0 if named is None else "close" if named.group(1) == "close" else int(named.group(1))
+    unreadable = _UNREADABLE.search(message) is not None
+    if vector.stream is not None and not unreadable:
+        at = 0  # a chunk of bytes, not an event
+    if at != "close" and vector.stream is None and at >= len(vector.events):
+        at = 0
+    first = next((w for w in vector.expected if at_key(w["at"]) >= at_key(at)), None)
+    event = _event_at(vector, at)
+    if unreadable:
+        difference = Difference(first, None, event, "/", "invalid")
+    else:
+        difference = Difference(first, None, event, failure="raised")
+    stated_at = at if named is not None and vector.stream is None and isinstance(at, int) else None
+    words = difference_words(difference, stated_at)
+    charges = _charges(implementation, vector, [difference])
+    return _failure(vector.id, Status.ERRORED, message, details, (), charges, words)
+
+
+def _failure(
+    vector_id: str,
+    status: Status,
+    message: str,
+    details: str,
+    comparisons: tuple[Comparison, ...],
+    charged: tuple[str, ...],
+    words: str,
+) -> Result:
+    """A failed or errored vector, with its signature: `words` says its first difference."""
+    shape = signature(status.value, charged, words)
+    return Result(vector_id, status, message, details, comparisons, charged=charged, signature=shape)
 
 
 def _charges(
-    implementation: Implementation, vector: Vector, differences: Sequence[Difference]
+    implementation: Implementation,
+    vector: Vector,
+    differences: Sequence[Difference],
+    dispatched: int | None = None,
+    produced: Sequence[Produced] = (),
 ) -> tuple[str, ...]:
-    context = Context(vector.profile, implementation.options, vector.expected)
+    """What the differences charge; `dispatched` is the number of SSE events an sse vector's run
+    dispatched, when it is known, and `produced` the outcomes compared."""
+    events = None if vector.stream is not None else vector.events
+    miscounted = None if dispatched is None else dispatched != vector.dispatched
+    outcomes = [{**entry.outcome, "at": entry.at} for entry in produced]
+    names = (
+        () if events is None else ItemNames(events, implementation.options.get("item_correlation", "")).names
+    )
+    context = Context(
+        vector.profile,
+        implementation.options,
+        vector.expected,
+        events,
+        miscounted,
+        outcomes,
+        names,
+        vector.tools,
+    )
     return charged(differences, vector.spec, context)
 
 
@@ -175,40 +231,49 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     """An sse vector runs once per cut, and every run must meet it (spec/sse.md section 7); a
     failure reports every failing cut, an error or a skip the first."""
     cuts = vector.cuts()
-    failing: list[tuple[str, Result]] = []
+    failing: list[tuple[str, Result, str]] = []  # each failing cut, its result and first difference
+    answers: set[str] = set()  # what each cut's run produced, event by event
     for number, cut in enumerate(cuts):
         try:
             streamed = implementation.produce_stream(vector, cut.chunks)
         except AdapterFailure as failure:
             errored = _errored(implementation, vector, f"{cut.label}: {failure.message}", failure.details)
-            return replace(errored, charged=_cut_dependent(number > len(failing), errored.charged))
+            charges = _cut_dependent(len(answers) > 1 or number > len(failing), errored.charged)
+            return _failure(
+                vector.id, Status.ERRORED, errored.message, errored.details, (), charges, "no answer"
+            )
         except AdapterSkipped as skipped:
             return Result(vector.id, Status.SKIPPED, skipped.reason)
-        result = _check(implementation, vector, streamed.produced)
+        answers.add(json.dumps([streamed.events, streamed.close], sort_keys=True, default=repr))
+        result, words = _check(implementation, vector, streamed.produced, len(streamed.events))
         if result.status is Status.PASSED and len(streamed.events) != vector.dispatched:
             message = f"dispatched {len(streamed.events)} SSE events; the stream has {vector.dispatched}"
             difference = Difference(None, None, failure="dispatched")
-            result = Result(
-                vector.id, Status.FAILED, message, charged=_charges(implementation, vector, [difference])
+            charges = _charges(implementation, vector, [difference])
+            result, words = (
+                Result(vector.id, Status.FAILED, message, charged=charges),
+                difference_words(difference),
             )
         if result.status is not Status.PASSED:
-            failing.append((cut.label, result))
+            failing.append((cut.label, result, words))
     if not failing:
         return Result(vector.id, Status.PASSED)
-    label, first = failing[0]
+    label, first, words = failing[0]
     message = f"{label}: {first.message}"
     if len(cuts) > 1:
         message += f"; {len(failing)} of {len(cuts)} cuts fail"
     charges = _cut_dependent(
-        len(failing) < len(cuts), tuple(dict.fromkeys(c for _, r in failing for c in r.charged))
+        len(answers) > 1, tuple(dict.fromkeys(c for _, r, _ in failing for c in r.charged))
     )
-    return Result(vector.id, Status.FAILED, message, first.details, _by_cut(failing), charged=charges)
+    by_cut = _by_cut([(label, result) for label, result, _ in failing])
+    return _failure(vector.id, Status.FAILED, message, first.details, by_cut, charges, words)
 
 
-def _cut_dependent(some_cuts_pass: bool, charges: tuple[str, ...]) -> tuple[str, ...]:
-    """An sse vector whose outcomes depend on where its bytes were cut charges SSE-CHUNK-1 alone
-    (spec/attribution.md section 1): the events it dispatches may not depend on the chunks."""
-    return ("SSE-CHUNK-1",) if some_cuts_pass else charges
+def _cut_dependent(cuts_differ: bool, charges: tuple[str, ...]) -> tuple[str, ...]:
+    """An sse vector whose outcomes depend on where its bytes were cut (some cuts pass, or the cuts
+    produce different outcomes) charges SSE-CHUNK-1 alone (spec/attribution.md section 1.4): the
+    events it dispatches may not depend on the chunks."""
+    return ("SSE-CHUNK-1",) if cuts_differ else charges
 
 
 def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:
@@ -221,7 +286,10 @@ def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:
     return tuple(grouped.values())
 
 
-def _check(implementation: Implementation, vector: Vector, produced: list[Produced]) -> Result:
+def _check(
+    implementation: Implementation, vector: Vector, produced: list[Produced], dispatched: int | None = None
+) -> tuple[Result, str]:
+    """The produced outcomes judged against the vector, and the failure's first difference in words."""
     observes = observes_of(implementation.info)
     options = implementation.options
     if options.get("call_arguments") == "json_text":  # read before it is validated
@@ -233,13 +301,10 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
             path = _error_path(problem)
             produced_here = {**entry.outcome, "at": entry.at} if isinstance(entry.outcome, dict) else None
             difference = Difference(None, produced_here, _event_at(vector, entry.at), path, "invalid")
-            return Result(
-                vector.id,
-                Status.FAILED,
-                f"outcome {index} (from event {entry.at}) is not a valid outcome: {problem}",
-                shown,
-                charged=_charges(implementation, vector, [difference]),
-            )
+            message = f"outcome {index} (from event {entry.at}) is not a valid outcome: {problem}"
+            charges = _charges(implementation, vector, [difference])
+            words = difference_words(difference)
+            return _failure(vector.id, Status.FAILED, message, shown, (), charges, words), words
     if vector.profile != "execution":
         produced = [entry for entry in produced if entry.outcome["kind"] not in EXECUTION_KINDS]
     expected = vector.expected
@@ -266,7 +331,7 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
     else:
         mismatch = compare_stopped(expected, end_status, produced, vector.compare)
     if mismatch is None:
-        return Result(vector.id, Status.PASSED)
+        return Result(vector.id, Status.PASSED), ""
     message = f"outcome {mismatch.index}: {mismatch.reason}"
     kinds = vector.compare
     actual = compared(produced, kinds)
@@ -276,11 +341,10 @@ def _check(implementation: Implementation, vector: Vector, produced: list[Produc
         "compare": None if kinds is None else sorted(kinds),
         "rows": aligned(expected, actual, None if vector.stream else vector.events, pairs),
     }
-    differences = [
-        _difference(vector, expected, actual, i, j) for i, j in pairs if _differs(expected, actual, i, j)
-    ]
-    charges = _charges(implementation, vector, differences)
-    return Result(vector.id, Status.FAILED, message, comparisons=(comparison,), charged=charges)
+    differences = differences_of(expected, actual, pairs, None if vector.stream else vector.events)
+    charges = _charges(implementation, vector, differences, dispatched, actual)
+    words = difference_words(differences[0] if differences else None)
+    return _failure(vector.id, Status.FAILED, message, "", (comparison,), charges, words), words
 
 
 _REQUIRED = re.compile(r"^'([^']+)' is a required property \(at (/[^)]*)\)$")
@@ -302,32 +366,11 @@ def _event_at(vector: Vector, at: At) -> Any:
     return None if at == "close" or vector.stream is not None else vector.events[at]
 
 
-def _differs(
-    expected: Sequence[dict[str, Any]], actual: Sequence[Produced], i: int | None, j: int | None
-) -> bool:
-    return i is None or j is None or not _meets(expected[i], actual[j])
-
-
-def _difference(
-    vector: Vector,
-    expected: Sequence[dict[str, Any]],
-    actual: Sequence[Produced],
-    i: int | None,
-    j: int | None,
-) -> Difference:
-    """A row of the aligned comparison that is not equal, as attribution reads it."""
-    want = expected[i] if i is not None else None
-    got = {**actual[j].outcome, "at": actual[j].at} if j is not None else None
-    field = None
-    if want is not None and got is not None and want["kind"] == got.get("kind"):
-        if want["at"] != got["at"]:
-            field = "at"
-        else:
-            field = next(
-                (n for n, v in want.items() if n != "at" and (n not in got or not json_equal(v, got[n]))),
-                None,
-            )
-    return Difference(want, got, _event_at(vector, (want or got or {"at": "close"})["at"]), field)
+def _differing(want: dict[str, Any], got: Mapping[str, Any]) -> list[str]:
+    """The fields an expected outcome states that a produced one of its kind does not meet."""
+    return [
+        n for n, v in want.items() if n not in ("at", "kind") and (n not in got or not json_equal(v, got[n]))
+    ]
 
 
 def _stops_at_faults(options: Mapping[str, Any], vector: Vector) -> bool:
@@ -340,6 +383,9 @@ def _stops_at_faults(options: Mapping[str, Any], vector: Vector) -> bool:
 CONTEXT = 2  # equal outcomes shown on each side of a difference
 MAX_ROWS = 60
 MAX_CELL_CHARS = 300
+# A field that differs from its pair is never cut for the cell's length: it is kept whole up to this
+# many characters, beyond the cell's own 300 (spec/report.schema.json `$defs/cell`).
+MAX_DIFFERING_CHARS = 10_000
 # Past this many outcomes on both sides, outcomes pair by position: aligning costs up to the
 # product of the two lengths, and an implementation must not make the harness hang.
 MAX_ALIGNED = 4000
@@ -348,9 +394,6 @@ _ERROR_KINDS = ("error", "tool.error")  # whose `message`, free text, is shown t
 
 def _meets(want: dict[str, Any], got: Produced) -> bool:
     return compare([want], [got], None) is None
-
-
-Pair = tuple[int | None, int | None]  # an expected and an actual outcome's index, or None
 
 
 def _pairs(expected: Sequence[dict[str, Any]], actual: Sequence[Produced]) -> list[Pair]:
@@ -396,9 +439,23 @@ def _json(value: Any) -> str:
     return printable(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
-def _cell(index: int, at: At, fields: dict[str, Any], events: Sequence[Any] | None) -> dict[str, Any]:
-    shown = " ".join(f"{name}={_json(value)}" for name, value in fields.items() if name != "kind")
-    cell = {"index": index, "at": at, "kind": fields["kind"], "fields": clip(shown, MAX_CELL_CHARS)}
+def _cell(
+    index: int, at: At, fields: dict[str, Any], events: Sequence[Any] | None, kept: Sequence[str] = ()
+) -> dict[str, Any]:
+    """One outcome of a row, its fields as text in MAX_CELL_CHARS, the fields in `kept` (those
+    that differ from its pair's) whole: when the text is too long, the others are cut first."""
+    pieces = {name: f"{name}={_json(value)}" for name, value in fields.items() if name != "kind"}
+    shown = " ".join(pieces.values())
+    if len(shown) > MAX_CELL_CHARS and not set(kept) & set(pieces):
+        shown = clip(shown, MAX_CELL_CHARS)
+    elif len(shown) > MAX_CELL_CHARS:
+        room = MAX_CELL_CHARS - sum(len(pieces[name]) + 1 for name in kept if name in pieces)
+        for name, piece in pieces.items():
+            if name not in kept:
+                pieces[name] = piece if len(piece) < room else f"{name}=…"
+                room -= len(pieces[name]) + 1
+        shown = clip(" ".join(pieces.values()), MAX_CELL_CHARS + MAX_DIFFERING_CHARS)
+    cell = {"index": index, "at": at, "kind": fields["kind"], "fields": shown}
     return {**cell, "event": _event(events, at)}
 
 
@@ -428,14 +485,20 @@ def aligned(
                 rows.append({"op": "omitted", "count": 1})
             continue
         row: Row = {"op": "equal" if index not in differs else "differs"}
+        kept: list[str] = []
+        if row["op"] == "differs" and i is not None and j is not None:
+            kept = _differing(expected[i], actual[j].outcome)
+            if kept:
+                row["fields"] = kept
         if i is not None:
             want = expected[i]
-            row["expected"] = _cell(i, want["at"], {k: v for k, v in want.items() if k != "at"}, events)
+            fields = {k: v for k, v in want.items() if k != "at"}
+            row["expected"] = _cell(i, want["at"], fields, events, kept)
         if j is not None:
             got = actual[j]
             shows_message = got.outcome["kind"] in _ERROR_KINDS
             fields = {k: v for k, v in got.outcome.items() if k != "message" or shows_message}
-            row["actual"] = _cell(j, got.at, fields, events)
+            row["actual"] = _cell(j, got.at, fields, events, kept)
         if i is None or j is None:
             row["op"] = "missing" if j is None else "unexpected"
         rows.append(row)

@@ -24,9 +24,11 @@ from .implementation import (
     PythonImplementation,
     unknown_profiles,
 )
+from .progress import Progress
 from .report import Record, SuiteRun, Totals, vector_record
 from .results import Result, Status, run_vector
 from .schemas import BUNDLED_VECTORS
+from .selection import Selection, SelectionError
 from .vector_cache import VectorCache, enabled
 from .vectors import Vector, VectorFileError, load_vectors
 
@@ -118,6 +120,7 @@ class Suite:
         timeout: float = DEFAULT_TIMEOUT,
         gate: Gate | None = None,
         no_cache: bool = False,
+        selection: Selection | None = None,
     ) -> Suite:
         problem = unknown_profiles(profiles)
         if problem is not None:
@@ -131,10 +134,15 @@ class Suite:
             raise UsageError(f"cannot read the expected failures file {expected_failures}: {exc}") from exc
         cache = VectorCache() if enabled(no_cache) else None
         vectors, file_errors = load_vectors(roots, cache)
-        selected = [v for v in vectors if not profiles or v.profile in profiles]
+        try:
+            chosen = (selection or Selection()).select(vectors)
+        except SelectionError as exc:
+            raise UsageError(str(exc)) from None
+        selected = [v for v in chosen if not profiles or v.profile in profiles]
         unknown_ids = listed.unknown(v.id for v in vectors) if listed else []
         warnings = [] if cache is None else list(cache.warnings)
         warnings += [f"{expected_failures}: {vector_id} matches no vector" for vector_id in unknown_ids]
+        warnings += listed.warnings if listed else []
         # Last: nothing above can fail and leave the implementation's process running.
         implementation = load_implementation(adapter, adapter_command, timeout)
         deselected = len(vectors) - len(selected)
@@ -158,6 +166,10 @@ class Suite:
         """The vector is in the expected-failures list."""
         return self.expected_failures is not None and vector.id in self.expected_failures.ids
 
+    def listed_signature(self, vector: Vector) -> str | None:
+        """How the expected-failures list says the vector fails; None when it does not say."""
+        return None if self.expected_failures is None else self.expected_failures.signatures.get(vector.id)
+
     def close(self) -> None:
         self.implementation.close()
 
@@ -169,17 +181,24 @@ def timed(suite: Suite, vector: Vector) -> tuple[Result, float]:
 
 
 def run_suite(
-    suite: Suite, each: Callable[[Record], None] | None = None, maxfail: int | None = None
+    suite: Suite,
+    each: Callable[[Record], None] | None = None,
+    maxfail: int | None = None,
+    progress: Progress | None = None,
 ) -> SuiteRun:
     """Run every selected vector, in order, or until `maxfail` have failed or errored; `each` sees
-    each vector's report line as it comes."""
+    each vector's report line as it comes, and `progress` each vector start and end."""
     started, clock = datetime.now(timezone.utc), time.perf_counter()
     counts: Counter[Status] = Counter()
     records: list[Record] = []
     for vector in suite.vectors:
         if maxfail is not None and sum(counts[status] for status in Status if status.is_failure) >= maxfail:
             break
+        if progress is not None:
+            progress.step(vector.id)
         result, seconds = timed(suite, vector)
+        if progress is not None:
+            progress.finished(result.status.is_failure)
         counts[result.status] += 1
         records.append(vector_record(suite, vector, result, seconds))
         if each is not None:

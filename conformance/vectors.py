@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import errno
+import functools
 import itertools
 import math
 import os
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import yaml
 
 from .limits import MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED, MAX_VECTOR_FILE_BYTES, TOO_DEEP, extent, loads
-from .schemas import VECTOR, first_error
+from .schemas import VECTOR, first_error, schema
 
 if TYPE_CHECKING:  # the cache reads its entries as this module reads vector files
     from .vector_cache import VectorCache
@@ -115,6 +116,11 @@ def _json_float(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> float:
 _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:float", _json_float)
 
 
+@functools.cache
+def _server_tools() -> frozenset[str]:
+    return frozenset(schema(VECTOR + "#/$defs/server_tool")["enum"])
+
+
 @dataclass(frozen=True)
 class VectorFileError:
     path: Path
@@ -165,6 +171,12 @@ class Vector:
     @property
     def tools(self) -> list[dict[str, Any]]:
         return list(self.data["tools"])
+
+    @property
+    def call_types(self) -> frozenset[str]:
+        """The call types an implementation must route to run it (spec/core.md section 5.1): those
+        of its tools, but for a tool the server runs (vector.schema.json `$defs/server_tool`)."""
+        return frozenset(tool["type"] for tool in self.data["tools"]) - _server_tools()
 
     @property
     def events(self) -> list[Any]:

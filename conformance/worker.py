@@ -50,6 +50,7 @@ from .implementation import (
     DEFAULT_TIMEOUT,
     AdapterFailure,
     AdapterLoadError,
+    AdapterSkipped,
     DeadlinePassed,
     Produced,
     PythonImplementation,
@@ -119,6 +120,8 @@ def _answer(implementation: PythonImplementation, request: tuple[Vector, bytes |
         return {"streamed": [streamed.events, streamed.close]}
     except AdapterFailure as failure:
         return {"failure": [failure.message, failure.details]}
+    except AdapterSkipped as skipped:
+        return {"skipped": skipped.reason}
 
 
 def _serve(spec: str, timeout: float, requests: int, replies: int) -> None:
@@ -285,6 +288,8 @@ class WorkerImplementation:
         if "failure" in reply:
             message, details = reply["failure"]
             raise AdapterFailure(message, details)
+        if "skipped" in reply:
+            raise AdapterSkipped(reply["skipped"])
         return reply
 
     def produce(self, vector: Vector) -> list[Produced]:

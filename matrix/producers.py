@@ -233,7 +233,7 @@ def run_producer(matrix: ProducerMatrix, producer: Producer, workdir: Path, repo
             producer={"id": producer.id, "transport": producer.transport},
         )
         try:
-            records = run_probe(run)
+            records = run_probe(run, prefix=f"producer matrix: {producer.id}")
         except ProbeUsageError as exc:
             raise UsageError(f"{producer.id}: {exc}") from None
     finally:

@@ -43,6 +43,7 @@ from typing import Any
 import yaml
 from streamroute.conformance.claims import RequirementVerdict, requirement_key, requirement_verdicts
 from streamroute.conformance.observation import observes_of
+from streamroute.conformance.progress import Progress
 from streamroute.conformance.report import Report, write_report
 from streamroute.conformance.requirements import read_requirements
 from streamroute.conformance.results import CLASSES, Status
@@ -400,8 +401,11 @@ def describe_run(entry: Entry, workdir: Path) -> dict[str, Any]:
 def run_entry(matrix: Matrix, entry: Entry, command: str, report_path: Path) -> Report:
     """Run the matrix's profiles against one implementation and write its report."""
     suite = Suite.prepare(None, (), matrix.profiles, adapter_command=command, timeout=matrix.timeout)
+    progress = Progress("vectors", len(suite.vectors), prefix=f"matrix: {entry.id}")
     try:
-        write_report(report_path, suite, run_suite(suite))
+        with progress.ticking():
+            run = run_suite(suite, progress=progress)
+        write_report(report_path, suite, run)
     finally:
         suite.close()
     return Report.load(report_path)
@@ -612,7 +616,10 @@ def run_matrix(
                 runs[entry.id] = json.loads(about.read_text(encoding="utf-8")) if about.exists() else {}
             continue
         print(f"matrix: {entry.id}: installing", file=sys.stderr)
-        command = install(entry, workdir)
+        installing = Progress(prefix=f"matrix: {entry.id}")
+        with installing.ticking():
+            installing.step("its install")
+            command = install(entry, workdir)
         runs[entry.id] = describe_run(entry, workdir)
         about.write_text(json.dumps(runs[entry.id], indent=2) + "\n", encoding="utf-8")
         print(f"matrix: {entry.id}: running {command}", file=sys.stderr)

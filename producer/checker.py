@@ -199,6 +199,7 @@ class _Checker:
         self.first = True  # no event object seen yet
         self.sequence: int | None = None  # the highest sequence_number so far
         self.terminal: int | None = None  # the index of the terminal event
+        self.error: int | None = None  # the index of the first valid error event (PROD-LIFE-8)
         self.after_done = False
         self.response_id: str | None = None
         self.items: dict[str, _Item] = {}
@@ -266,6 +267,8 @@ class _Checker:
             else:
                 self.report("PROD-LIFE-3", f"{event_type} after the terminal event {self.terminal}")
             return False
+        if self.error is not None:
+            self._after_error(event_type)
         if isinstance(sequence, int) and not isinstance(sequence, bool):
             if self.sequence is not None and sequence <= self.sequence:
                 self.report("PROD-SEQ-1", f"sequence_number {sequence} does not exceed {self.sequence}")
@@ -279,10 +282,17 @@ class _Checker:
             self.terminal = self.index
         return True
 
+    def _after_error(self, event_type: str) -> None:
+        """PROD-LIFE-8: an error event is followed by its response.failed, and nothing else."""
+        if event_type != "response.failed":
+            self.report("PROD-LIFE-8", f"{event_type} after the error event {self.error}")
+
     # -- what the event says: sections 4 to 7 (valid events only) ------------
 
     def _route(self, event_type: str, event: dict[str, Any]) -> None:
-        if EVENTS[event_type].lifecycle:
+        if event_type == "error" and self.error is None:
+            self.error = self.index
+        elif EVENTS[event_type].lifecycle:
             self._lifecycle(event_type, event["response"])
         elif event_type == "response.output_item.added":
             self._item_added(event["item"], event["output_index"])

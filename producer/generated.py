@@ -146,6 +146,12 @@ class Draft:
         terminal = self.terminal()
         return len(self.entries) if terminal is None else self.index(terminal)
 
+    def placeable_until(self) -> int:
+        """Where an event may go without following an error event (PROD-LIFE-8): the first
+        error event, else the terminal event."""
+        until = self.checked_until()
+        return next((n for n, e in enumerate(self.entries[:until]) if e.type == "error"), until)
+
     def place(
         self,
         draw: st.DrawFn,
@@ -160,7 +166,7 @@ class Draft:
         low = 1 if after is None else self.index(after) + 1
         high = len(self.entries) if before is None or not self.has(before) else self.index(before)
         if not past_terminal:
-            high = min(high, self.checked_until())
+            high = min(high, self.placeable_until())
         if low > high:
             return False
         self.entries.insert(draw(st.integers(low, high)), entry)
@@ -400,19 +406,25 @@ _KINDS = st.sampled_from(
 
 
 # Events that name no announced item: every checker must let them pass (PROD-EVT-2: unknown and
-# vendor-prefixed types need only `type` and `sequence_number`; an `error` event is not terminal).
+# vendor-prefixed types need only `type` and `sequence_number`).
 EXTRAS: tuple[dict[str, Any], ...] = (
     {"type": "acme:trace", "span": "think"},
     {"type": "acme:response.output_text.delta", "item_id": "msg_acme", "output_index": 0, "delta": "x"},
     {"type": "response.future_feature.delta", "item_id": "ff_1", "output_index": 9, "delta": "{"},
     {"type": "response.audio.transcript.delta", "delta": "hi"},
+)
+# An error event, in each shape: only `response.failed` may follow it (PROD-LIFE-8).
+ERRORS: tuple[dict[str, Any], ...] = (
     {"type": "error", "code": "rate_limit_exceeded", "message": "Slow down.", "param": None},
-    {"type": "error", "error": {"type": "server_error", "code": None, "message": "Retrying.", "param": None}},
+    {
+        "type": "error",
+        "error": {"type": "server_error", "code": None, "message": "Overloaded.", "param": None},
+    },
 )
 
 
-def _extra(draw: st.DrawFn) -> Entry:
-    event = draw(st.sampled_from(EXTRAS))
+def _extra(draw: st.DrawFn, events: Sequence[dict[str, Any]] = EXTRAS) -> Entry:
+    event = draw(st.sampled_from(events))
     return _entry(event["type"], **copy.deepcopy({k: v for k, v in event.items() if k != "type"}))
 
 
@@ -471,6 +483,8 @@ def drafts(draw: st.DrawFn) -> Draft:
     for _ in range(draw(st.integers(0, 3))):
         middle.insert(draw(st.integers(0, len(middle))), _extra(draw))
     terminal = _lifecycle("response." + status, response_id, status)
+    if status == "failed" and draw(st.booleans()):  # the error event a failure may come with
+        middle.append(_extra(draw, ERRORS))
     entries = [*start, *middle, terminal]
     for entry in entries:  # no two events share a mutable part: faults change one at a time
         entry.event = copy.deepcopy(entry.event)
@@ -1116,6 +1130,26 @@ def _invalid_event(draw: st.DrawFn, draft: Draft) -> str | None:
     return f"PROD-EVT-2: {event.get('type')!r} with {way}"
 
 
+def _after_error(draw: st.DrawFn, draft: Draft) -> str | None:
+    """PROD-LIFE-8: an error event before events that are not its response.failed. Planted last,
+    so that every event after it is one the stream has."""
+    until = draft.checked_until()
+    places = [n for n in range(1, until) if draft.entries[n].type is not None]
+    if not places:
+        return None
+    at = draw(st.sampled_from(places))
+    error = _extra(draw, ERRORS)
+    draft.entries.insert(at, error)
+    terminal = draft.terminal()
+    later = draft.entries[at + 1 : draft.checked_until()]
+    if terminal is not None and terminal.type != "response.failed":
+        later.append(terminal)
+    for entry in later:
+        if entry.type is not None:  # an event with a type: its place is checked (PROD-EVT-2)
+            entry.rules.append("PROD-LIFE-8")
+    return f"PROD-LIFE-8: an error event before {draft.entries[at + 1].type}"
+
+
 # Data that is not one JSON object. Those that start with `{` may open a JSON Lines capture,
 # which is then still told from SSE.
 NOT_OBJECTS_LIKE_OBJECTS = (
@@ -1160,7 +1194,8 @@ def _not_an_object(draw: st.DrawFn, draft: Draft) -> str | None:
 
 
 # The event faults, in the order they are planted: those that change the lifecycle first, then
-# the item faults, then the events inserted where the stream stands by then.
+# the item faults, then the events inserted where the stream stands by then, and last the error
+# event that every later event follows.
 EVENT_FAULTS: dict[str, Planter] = {
     "PROD-LIFE-1": _first_event,
     "PROD-LIFE-2": _terminal_events,
@@ -1185,6 +1220,7 @@ EVENT_FAULTS: dict[str, Planter] = {
     "PROD-EVT-2": _invalid_event,
     "PROD-EVT-1": _not_an_object,
     "PROD-EVT-3": _repeated_member,
+    "PROD-LIFE-8": _after_error,
 }
 SEQUENCE_FAULTS = ("PROD-SEQ-1", "PROD-SEQ-2")
 SSE_FAULTS = ("PROD-SSE-1", "PROD-SSE-2", "PROD-SSE-3", "PROD-SSE-4")

@@ -36,6 +36,7 @@ from typing import Any
 
 from streamroute.conformance.implementation import AdapterFailure, AdapterSkipped, Implementation, Produced
 from streamroute.conformance.limits import MAX_VECTOR_FILE_BYTES, loads
+from streamroute.conformance.progress import Progress
 from streamroute.conformance.requirements import read_requirements
 from streamroute.conformance.results import Status, run_vector
 from streamroute.conformance.schemas import SPEC_DIR
@@ -404,13 +405,21 @@ class Probe:
 
 
 def probe_all(
-    probe: Probe, scenarios: Sequence[Scenario], show: Callable[[ScenarioResult], None] = lambda _: None
+    probe: Probe,
+    scenarios: Sequence[Scenario],
+    show: Callable[[ScenarioResult], None] = lambda _: None,
+    progress: Progress | None = None,
 ) -> list[ScenarioResult]:
-    """Every scenario that applies (in live mode, those marked live), in order."""
+    """Every scenario that applies (in live mode, those marked live), in order; `progress` hears
+    of each as it starts and ends."""
     results = []
     for scenario in scenarios:
         if probe.live and not scenario.live:
             continue
+        if progress is not None:
+            progress.step(scenario.id)
         results.append(probe.run(scenario))
+        if progress is not None:
+            progress.finished(results[-1].status.is_failure)
         show(results[-1])
     return results

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from streamroute.conformance.progress import Progress
 from streamroute.conformance.suite import load_implementation
 
 from .exchange import ProbeFailure, endpoint
@@ -55,9 +56,13 @@ def choose(roots: Sequence[Path], only: Sequence[str], live: bool) -> list[Scena
     return chosen
 
 
-def run_probe(run: ProbeRun, show: Callable[[ScenarioResult], None] = lambda _: None) -> list[Record]:
-    """Probe the producer and write what was found; ProbeUsageError for what stops the run at once,
-    UsageError for a router that cannot be loaded."""
+def run_probe(
+    run: ProbeRun, line: Callable[[ScenarioResult], str | None] = lambda _: None, prefix: str = "probe"
+) -> list[Record]:
+    """Probe the producer and write what was found, printing the `line` of each scenario's result
+    as it comes, with progress as conformance/progress.py shows it (each line and progress line
+    starting with `prefix`); ProbeUsageError for what stops the run at once, UsageError for a
+    router that cannot be loaded."""
     try:
         endpoint(run.target.base_url)
     except ProbeFailure as exc:
@@ -80,8 +85,16 @@ def run_probe(run: ProbeRun, show: Callable[[ScenarioResult], None] = lambda _: 
             upstream.close()
         raise
     probe = Probe(run.target, router, upstream, run.output)
+    progress = Progress("scenarios", len(scenarios), prefix=prefix)
+
+    def show(result: ScenarioResult) -> None:
+        shown = line(result)
+        if shown is not None:
+            progress.say(shown)
+
     try:
-        results = probe_all(probe, scenarios, show)
+        with progress.ticking():
+            results = probe_all(probe, scenarios, show, progress)
     except ProbeFailure as exc:  # ServerDown: nothing answers at the base URL
         raise ProbeUsageError(str(exc)) from None
     finally:

@@ -13,9 +13,11 @@ router and executor. `json_text_router` declares `call_arguments: json_text`
 and claims every profile but `execution`, whose executor takes parsed
 arguments (spec/core.md section 12). `error_ends_stream_router` declares
 `error_event: ends_stream` (CORE-ERR-3): it reads nothing after an `error`
-event. `output_index_router` declares `item_correlation: output_index`
-(CORE-ITEM-10): an item event whose `item_id` names no announced item goes to
-the item announced at its `output_index`. `response_done_router` declares
+event; `nested_error_ends_stream_router` declares `nested_ends_stream`:
+nothing after an `error` event of the nested shape. `output_index_router`
+declares `item_correlation: output_index` (CORE-ITEM-10): an item event whose
+`item_id` names no announced item goes to the item announced at its
+`output_index`. `response_done_router` declares
 `tool_call_point: response_done` (CORE-POINT-1): its calls wait for the end of
 their response (handover.py). `fault_ends_stream_router` declares
 `producer_fault: ends_stream` (CORE-FAULT-1): it stops at its producer's first
@@ -118,6 +120,7 @@ router = ReferenceAdapter()
 arguments_done_router = ReferenceAdapter.with_options(tool_call_point="arguments_done")
 json_text_router = ReferenceAdapter.with_options(call_arguments="json_text")
 error_ends_stream_router = ReferenceAdapter.with_options(error_event="ends_stream")
+nested_error_ends_stream_router = ReferenceAdapter.with_options(error_event="nested_ends_stream")
 output_index_router = ReferenceAdapter.with_options(item_correlation="output_index")
 response_done_router = ReferenceAdapter.with_options(tool_call_point="response_done")
 fault_ends_stream_router = ReferenceAdapter.with_options(producer_fault="ends_stream")

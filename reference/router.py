@@ -18,7 +18,8 @@ DONE part, as the handlers below say).
 
 * the stream (`STREAM_TRANSITIONS`): OPEN until the first terminal event, then
   TERMINAL, where every event is refused (CORE-LIFE-4); or STOPPED by an
-  `error` event under the option `error_event: ends_stream` (CORE-ERR-3);
+  `error` event under the option `error_event: ends_stream`, or a nested one
+  under `nested_ends_stream` (CORE-ERR-3);
   `close()` makes it CLOSED. After STOPPED and CLOSED every event is ignored
   without an outcome.
 * each announced output item (`ITEM_TRANSITIONS`), keyed by item id: OPEN
@@ -178,7 +179,7 @@ def _move(transitions: Mapping[State, Mapping[Event, State]], state: State, even
 
 ToolCallPoint = Literal["output_item_done", "arguments_done"]
 CallArguments = Literal["parsed", "json_text"]
-ErrorEvent = Literal["routed", "ends_stream"]
+ErrorEvent = Literal["routed", "ends_stream", "nested_ends_stream"]
 ItemCorrelation = Literal["item_id", "output_index"]
 
 CALL_TYPES = {"function_call": "function", "custom_tool_call": "custom"}
@@ -534,7 +535,7 @@ class Router:
         self._consumers = dict(consumers or {})
         self._call_at_arguments_done = tool_call_point == "arguments_done"
         self._arguments_as_text = call_arguments == "json_text"
-        self._error_ends_stream = error_event == "ends_stream"
+        self._error_event_ends = error_event  # which error events end the stream (CORE-ERR-3)
         self._correlate_by_index = item_correlation == "output_index"  # CORE-ITEM-10
         self._stream: StreamState = "OPEN"
         # Not a state: the status `end` states (CORE-LIFE-8), the terminal event's once
@@ -634,7 +635,8 @@ class Router:
         message = required_str(source, "message", where)
         code = optional_str(source, "code", where)
         self._end_status = "failed"  # unless a terminal event follows (CORE-LIFE-8, CORE-ERR-4)
-        if self._error_ends_stream:  # CORE-ERR-3: nothing after it is read
+        ends = self._error_event_ends
+        if ends == "ends_stream" or (ends == "nested_ends_stream" and nested is not None):  # CORE-ERR-3
             self._stream = _move(STREAM_TRANSITIONS, self._stream, "stop")
         return [error_outcome(code, message)]  # CORE-ERR-1
 

@@ -51,7 +51,9 @@ class _ForgetsCr(Decoder):
 
 
 class ForgetsCrBetweenChunks(_Miniature):
-    """A CR at the end of one chunk and the LF starting the next are two line breaks."""
+    """A CR at the end of one chunk and the LF starting the next are two line breaks.
+
+    So what it dispatches depends on where the bytes were cut: SSE-CHUNK-1 as well as SSE-LINE-3."""
 
     decoder = _ForgetsCr
 
@@ -139,7 +141,11 @@ class RoutesByEventLine(_Miniature):
 
 
 class StopsAtBadData(_Miniature):
-    """Raises on data that is not JSON, as `json.loads` does when nobody catches it."""
+    """Raises on data that is not JSON, as `json.loads` does when nobody catches it.
+
+    Feed raises, so it breaks CORE-EVT-2 as well as SSE-DATA-2, and claims core with sse."""
+
+    profiles = ("core", "sse")
 
     def _route(self, event: Event, index: int) -> list[Outcome]:
         if event.data != DONE:

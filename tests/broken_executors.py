@@ -17,7 +17,10 @@ PROFILES = ("core", "execution")
 
 
 class ForgetsAtRestart(ExecutionSession):
-    """Keeps its calls in a database in memory: a restart forgets them, so a replay runs them again."""
+    """Keeps its calls in a database in memory: a restart forgets them, so a replay runs them again.
+
+    A restart so finds no call running or ready, and the audit holds none of them: EXEC-RESTART-2,
+    EXEC-RESTART-3 and EXEC-AUDIT-2 as well."""
 
     profiles = PROFILES
 
@@ -29,7 +32,9 @@ class ForgetsAtRestart(ExecutionSession):
 
 
 class NoValidation(ExecutionSession):
-    """Runs calls without checking their arguments against the tool's schema."""
+    """Runs calls without checking their arguments against the tool's schema.
+
+    The first failing check is then not the one that decides: EXEC-CHECK-4 as well."""
 
     profiles = PROFILES
 

@@ -6,7 +6,9 @@ exactly the vectors that check that behaviour and passes the rest.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -232,3 +234,24 @@ class FiresSiblingsEarly:
 
     def close(self) -> list[Outcome]:
         return self.router.close()
+
+
+class OneStreamWrong:
+    """Ends one stream `failed` when it completed: the stream whose tools and events hash to
+    $STREAMROUTE_PLANTED, as the fuzzer names a case (a fault only one of a campaign's shards draws)."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router()
+        self.tools = json.dumps(tools, sort_keys=True).encode()
+        self.events: list[Any] = []
+
+    def feed(self, event: Any) -> list[Outcome]:
+        self.events.append(event)
+        return self.router.feed(event)
+
+    def close(self) -> list[Outcome]:
+        outcomes = self.router.close()
+        fed = json.dumps(self.events, sort_keys=True).encode()
+        if hashlib.sha256(self.tools + fed).hexdigest()[:12] == os.environ.get("STREAMROUTE_PLANTED"):
+            outcomes[-1] = {"kind": "end", "status": "failed"}
+        return outcomes

@@ -2,11 +2,14 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from heartbeat import heartbeat
 from hypothesis import HealthCheck, settings
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.vectors import Vector, load_vectors
@@ -98,6 +101,25 @@ def options_met(vector: Vector, options: dict[str, Any]) -> bool:
     )
 
 
+def calls_made(run: Callable[[], object]) -> int:
+    """The work of `run`, counted: every call of a Python function or a built-in it makes, as
+    `sys.setprofile` sees them. Tests check growth with it: the count is the same on a busy machine
+    as on an idle one, which a time is not (`streamroute bench` reports the times)."""
+    calls = 0
+
+    def count(frame: object, event: str, arg: object) -> None:
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
 def hello(**changes: Any) -> dict[str, Any]:
     """HELLO with top-level keys replaced."""
     return {**copy.deepcopy(HELLO), **changes}
@@ -120,3 +142,9 @@ def bundled() -> list[Vector]:
     vectors, errors = load_vectors([BUNDLED_VECTORS])
     assert not errors, "\n".join(map(str, errors))
     return vectors
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    beating = heartbeat(config)  # tests/heartbeat.py: progress off a terminal, whole lines under tox
+    if beating is not None:
+        config.pluginmanager.register(beating, "streamroute-tests-heartbeat")

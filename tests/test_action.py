@@ -75,8 +75,11 @@ def _on_path() -> dict[str, str]:
     return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 
 
-def run_action(tmp_path: Path, **inputs: str) -> Ran:
-    """The action's run step with these inputs (Python names: adapter_command for adapter-command)."""
+def run_action(
+    tmp_path: Path, *, cwd: Path | None = None, environment: dict[str, str] | None = None, **inputs: str
+) -> Ran:
+    """The action's run step with these inputs (Python names: adapter_command for adapter-command),
+    in `cwd` (`tmp_path` by default), with the job's `environment` beside the runner's variables."""
     given = {name.replace("_", "-"): value for name, value in inputs.items()}
     assert set(given) <= set(ACTION["inputs"]), (
         f"not inputs of the action: {set(given) - set(ACTION['inputs'])}"
@@ -91,13 +94,14 @@ def run_action(tmp_path: Path, **inputs: str) -> Ran:
         "GITHUB_OUTPUT": str(github / "output"),
         "RUNNER_TEMP": str(github / "temp"),
         "PYTHONPATH": str(Path(__file__).parent),  # broken_routers
+        **(environment or {}),
     }
     bash = shutil.which("bash")
     assert bash is not None
     assert RUN_STEP["shell"] == "bash"
     done = subprocess.run(
         [bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", RUN_STEP["run"]],
-        cwd=tmp_path,
+        cwd=cwd or tmp_path,
         env={**_on_path(), **env},
         capture_output=True,
         text=True,
@@ -152,9 +156,22 @@ def test_the_step_outputs_the_action_uses_are_those_of_a_step_it_has() -> None:
         assert spec["value"] == f"${{{{ steps.run.outputs.{name} }}}}", f"output {name}"
 
 
-def test_streamroute_is_installed_from_the_actions_own_checkout() -> None:
+def test_streamroute_is_installed_from_the_actions_own_checkout_and_run_by_that_python(
+    tmp_path: Path,
+) -> None:
+    """The version that runs is the tag the workflow names: the action's own checkout, installed
+    into the Python that then runs it, whatever other `streamroute` is on PATH."""
     (install,) = [step for step in STEPS if "pip install" in step.get("run", "")]
     assert install["run"] == 'python -m pip install "$GITHUB_ACTION_PATH"'
+    assert RUN_STEP["run"] == 'python "$GITHUB_ACTION_PATH/action/run.py"'
+    other = tmp_path / "bin"
+    other.mkdir()
+    (other / "streamroute").write_text("#!/bin/sh\necho another streamroute >&2\nexit 3\n", encoding="utf-8")
+    (other / "streamroute").chmod(0o755)
+    path = f"{other}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    ran = run_action(tmp_path, environment={"PATH": path}, adapter=REFERENCE, profiles="session")
+    assert ran.status == 0, ran.stderr
+    assert "another streamroute" not in ran.stderr
 
 
 def test_the_reference_passes_with_summary_report_and_junit(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ def _failing(adapter: str, vectors: list[Vector]) -> set[str]:
 def _core(vector: Vector) -> bool:
     """A vector the core-only broken routers run: core profile, canonical options, function and
     custom calls only (the call types they declare)."""
-    calls_declared = all(tool["type"] in ("function", "custom") for tool in vector.tools)
+    calls_declared = vector.call_types <= {"function", "custom"}
     return vector.profile == "core" and not vector.options and calls_declared
 
 

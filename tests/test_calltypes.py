@@ -3,7 +3,7 @@
 An implementation is tested only on the call types it declares (option `call_types`), so a
 function-only client is never failed for shell calls it never enables; and a catalogue item
 runs on the client only when the spec says so, whatever else its `environment` or
-`execution` states. Generated streams of catalogue calls (conformance/strategies.py,
+`execution` states. Generated streams of catalogue calls (conformance/strategies/catalogue.py,
 `catalogue_streams`) are routed by the reference and by the independent router of the mutants
 exactly as their ground truth says.
 """
@@ -58,10 +58,34 @@ def test_declaring_fewer_call_types_changes_no_other_verdict() -> None:
             assert run_vector(implementation, vector).status is expected, vector.id
 
 
-@pytest.mark.parametrize("call_types", [[], ["function"], ["custom", "shell"], ["function", "custom", "fax"]])
-def test_an_implementation_cannot_declare_away_function_or_custom_calls(call_types: list[str]) -> None:
-    with pytest.raises(AdapterLoadError, match="invalid options"):
-        declared_options({"call_types": call_types}, "adapter 'x'")
+@pytest.mark.parametrize("call_types", [[], ["function"], ["custom", "shell"]])
+def test_any_set_of_call_types_may_be_declared(call_types: list[str]) -> None:
+    assert declared_options({"call_types": call_types}, "adapter 'x'")["call_types"] == call_types
+
+
+def test_a_function_only_implementation_finds_custom_vectors_not_applicable() -> None:
+    reference = PythonImplementation.load(REFERENCE)
+    implementation = dataclasses.replace(reference, options={**reference.options, "call_types": ["function"]})
+    custom = [
+        v
+        for v in _bundled()
+        if v.profile == "core" and not v.options and "custom" in {t["type"] for t in v.tools}
+    ]
+    assert custom
+    for vector in custom:
+        result = run_vector(implementation, vector)
+        assert result.status is Status.NOT_APPLICABLE, vector.id
+        assert result.message.startswith("needs call type 'custom'; "), result.message
+
+
+def test_an_unknown_call_type_is_refused_in_words() -> None:
+    with pytest.raises(AdapterLoadError) as refused:
+        declared_options({"call_types": ["function", "fax"]}, "adapter 'x'")
+    assert str(refused.value) == (
+        "adapter 'x' declares option call_types ['function', 'fax']; allowed: a list of distinct values, "
+        "each one of function, custom, apply_patch, shell, local_shell, computer, tool_search, mcp_approval; "
+        "see spec/README.md#options"
+    )
 
 
 def _shell_call(environment: Any) -> dict[str, Any]:

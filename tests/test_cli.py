@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -88,15 +89,20 @@ def test_the_implementation_is_named_before_anything_else(
     root = _mine(tmp_path)
     main(["run", "--vectors", str(root)])
     first, second = capsys.readouterr().out.splitlines()[:2]
-    assert first.startswith("implementation: streamroute.reference.adapter:router ")
-    assert "(python); profiles: core, custom-tools, execution, " in first
-    assert "tool_call_point=output_item_done" in first
+    assert first == (
+        f"implementation: streamroute.reference.adapter:router (python), version {version('streamroute')}; "
+        "profiles: core, custom-tools, execution, session, sse; "
+        "options: call_types=function,custom,apply_patch,shell,local_shell,computer,tool_search,mcp_approval"
+    )  # only the options it does not leave canonical
     assert (
         second == "implementation: the reference router, as neither --adapter nor --adapter-command names one"
     )
     main(["run", "--vectors", str(root), "--adapter", "broken_routers:TextMix"])
     first, second = capsys.readouterr().out.splitlines()[:2]
-    assert first.startswith("implementation: broken_routers:TextMix unknown (python); profiles: core;")
+    assert first == (
+        "implementation: broken_routers:TextMix (python), version unknown: module broken_routers is in no "
+        "installed distribution; profiles: core; options: canonical"
+    )
     assert not second.startswith("implementation:")
 
 
@@ -115,13 +121,14 @@ def test_run_lists_errored_vectors(tmp_path: Path, capsys: pytest.CaptureFixture
     assert out.splitlines()[-1] == "streamroute: 0 passed, 0 failed, 1 errored"
 
 
-def test_a_failure_names_its_file_under_the_vectors_root_and_what_it_checks(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_a_failure_names_its_file_by_its_absolute_path_and_what_it_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    main(["run", "--vectors", str(_mine(tmp_path))])
+    monkeypatch.chdir(tmp_path)
+    main(["run", "--vectors", _mine(tmp_path).name])
     out = capsys.readouterr().out
     lines = [
-        "FAILED core/wrong (core/wrong.yaml)",
+        f"FAILED core/wrong ({tmp_path / 'mine' / 'core' / 'wrong.yaml'})",
         "  A one-delta answer",
         "  checks CORE-TEXT-1, CORE-LIFE-5 (MUST)",
     ]
@@ -188,6 +195,9 @@ def test_quiet_is_one_line_per_failure(tmp_path: Path, capsys: pytest.CaptureFix
     assert capsys.readouterr().out.splitlines()[2:] == [
         'FAILED core/also-wrong: outcome 1: field \'delta\': expected "Hi", got "Hello"',
         'FAILED core/wrong: outcome 1: field \'delta\': expected "Help", got "Hello"',
+        "failures by class, profile and requirement (worst first):",
+        "  robustness core: 2 vectors failed or errored",
+        "    MUST   CORE-TEXT-1 (2)",
         "robustness: core fails (1 requirement failed: CORE-TEXT-1)",
         "streamroute: 2 passed, 2 failed, 0 errored",
     ]
@@ -352,7 +362,6 @@ def test_a_bad_argument_is_one_line_and_exit_2(
 
 
 def test_version_names_each_version_from_its_one_source(capsys: pytest.CaptureFixture[str]) -> None:
-    from importlib.metadata import version
 
     from streamroute.conformance.schemas import SPEC_DIR, VECTOR, protocol_version, schema
 

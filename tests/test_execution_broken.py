@@ -25,7 +25,7 @@ def _applies(vector: Vector) -> bool:
     function and custom calls only (the call types they declare)."""
     point = vector.options.get("tool_call_point", "output_item_done")
     canonical = "output_item_done" in (point if isinstance(point, list) else [point])
-    calls_declared = all(tool["type"] in ("function", "custom") for tool in vector.tools)
+    calls_declared = vector.call_types <= {"function", "custom"}
     return vector.profile == "execution" and canonical and calls_declared
 
 

@@ -8,18 +8,35 @@ a vector that lint accepts, that fails the broken implementation and that the re
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import hello, write_vector
+from hypothesis import Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from hypothesis.database import InMemoryExampleDatabase
+from hypothesis.internal.conjecture import providers
+from hypothesis.internal.constants_ast import Constants
 from streamroute.conformance.cli import main
-from streamroute.conformance.fuzz import Sources, claimed, draw_streams, first_failure, fuzz, vector_data
+from streamroute.conformance.drivers import Driver, Shard, case_bytes, without_local_constants
+from streamroute.conformance.fuzz import (
+    Generated,
+    Sources,
+    claimed,
+    draw_streams,
+    first_failure,
+    fuzz,
+    vector_data,
+)
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.lint import lint
 from streamroute.conformance.protocol import ProtocolImplementation
 from streamroute.conformance.results import Status, run_vector
 from streamroute.conformance.strategies import CATALOGUE_CALL_TYPES, PROFILES, CatalogueStream
+from streamroute.conformance.strategies.choices import Decoded, Overrun
 from streamroute.conformance.vector_files import write_vector as save_vector
 from streamroute.conformance.vectors import Vector, load_vectors
 
@@ -29,26 +46,26 @@ pytestmark = pytest.mark.slow
 REFERENCE = "streamroute.reference.adapter:router"
 ARGUMENTS_DONE = "streamroute.reference.adapter:arguments_done_router"
 
-# Each broken implementation, a seed, and what the shrunk failure shows.
+# Each broken implementation, and what its shrunk failure shows with seed 0.
 BROKEN = {
-    "broken_routers:EarlyCall": (0, "tool.call expected from event"),
-    "broken_routers:TextMix": (0, "text.delta for fc_0 part 0, which has no answer text"),
-    "broken_routers:RaiseOnUnknown": (0, "raised ValueError: unknown event type"),
-    "broken_routers:InvalidOutcome": (4, "is not valid against the outcome schema"),
-    "broken_routers:NotAList": (0, "errored: close() answered not an iterable of outcomes"),
+    "broken_routers:EarlyCall": "expected tool.error incomplete, got tool.call get_weather",
+    "broken_routers:TextMix": "text.delta for fc_0 part 0, which has no answer text",
+    "broken_routers:RaiseOnUnknown": "raised ValueError: unknown event type",
+    "broken_routers:InvalidOutcome": "is not valid against the outcome schema",
+    "broken_routers:NotAList": "errored: close() answered not an iterable of outcomes",
     # custom-tools: custom tools with the catalogue's consumers
-    "broken_routers:IgnoresCallIdFilter": (2, "got diff.update"),
-    "broken_routers:BuildsCallFromBuffer": (2, "expected tool.call run_sql"),
-    "broken_routers:FinishAfterCall": (0, "expected kind diff.finish, got tool.call"),
+    "broken_routers:IgnoresCallIdFilter": "got diff.update",
+    "broken_routers:BuildsCallFromBuffer": "expected tool.call run_sql",
+    "broken_routers:FinishAfterCall": "expected kind diff.finish, got tool.call",
     # sse: the stream as bytes, cut anywhere
-    "broken_decoders:IgnoresCr": (0, "got end"),
-    "broken_decoders:DoesNotKnowDone": (0, "expected kind end, got error"),
+    "broken_decoders:IgnoresCr": "expected one end 'completed', last; got ['truncated']",
+    "broken_decoders:DoesNotKnowDone": "error expected from event 3, produced by event 2",
     # execution: declared tools and control steps
-    "broken_executors:NoApproval": (0, "field 'requires_approval': expected true, got false"),
+    "broken_executors:NoApproval": "field 'requires_approval': expected true, got false",
     # catalogue calls, for an implementation that declares their call types
-    "mutants.core:catalogue_status_ignored": (0, "expected kind tool.error, got tool.call"),
+    "mutants.core:catalogue_status_ignored": "expected kind tool.error, got tool.call",
     # sessions
-    "mutants.session:OneLane": (0, "field 'stream_id'"),
+    "mutants.session:OneLane": "field 'stream_id'",
 }
 # The most events a failure shrinks to: a session that tells lanes apart has two lanes of a turn
 # each, and its shrinking, with more to remove, stops at the same budget; so does a stream of two
@@ -69,19 +86,11 @@ def test_fuzzing_a_broken_implementation_saves_a_vector_that_fails_it_and_passes
     target: str, tmp_path: Path
 ) -> None:
     broken = PythonImplementation.load(target)
-    seed, shown = BROKEN[target]
-    # Hypothesis also draws constants it reads in the source of the modules it deems local (this
-    # tree's, in an editable install), so a seed draws other streams there than in an installed
-    # copy: the seed, or one of the next two, finds it.
-    for attempt in range(3):
-        saved = tmp_path / str(attempt)
-        result = fuzz(broken, examples=300, seed=seed + attempt, save_to=saved)
-        if result.failure is not None:
-            break
-    assert result.failure is not None, f"{target}: no failure in {result.examples} streams of 3 seeds"
-    assert shown in result.failure.message
+    result = fuzz(broken, examples=300, seed=0, save_to=tmp_path)
+    assert result.failure is not None, f"{target}: no failure in {result.examples} streams"
+    assert BROKEN[target] in result.failure.message
     assert len(result.failure.stream.events) <= SHRUNK_TO.get(target, 15)
-    vector = _saved(saved)
+    vector = _saved(tmp_path)
     assert vector.id.startswith("fuzz/")
     assert run_vector(broken, vector).status.is_failure
     assert run_vector(PythonImplementation.load(REFERENCE), vector).status is Status.PASSED
@@ -189,3 +198,108 @@ def test_the_plugin_option_adds_one_fuzz_item(pytester: pytest.Pytester) -> None
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*a generated stream failed*", "*text.delta for fc_*"])
+
+
+def test_a_campaign_over_two_workers_replays_on_each_a_fault_only_one_of_them_draws(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault in one stream that only shard 0 of seed 5 draws: alone, that shard fails and the
+    other passes; over two workers sharing a database, the other worker replays it and fails too."""
+    core = Sources(("core",), (), False)
+    planted = next(
+        case.generated
+        for case in draw_streams(core, 20, seed=5, shard=Shard(0, 2))
+        if len(case.generated.events) >= 8
+        and case.generated.truths["output_item_done"][-1]["status"] == "completed"
+    )
+    assert planted.digest not in {
+        case.generated.digest for case in draw_streams(core, 1500, seed=5, shard=Shard(1, 2))
+    }
+    monkeypatch.setenv("STREAMROUTE_PLANTED", planted.digest)
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+    campaign = [
+        "-p",
+        "xdist",
+        "-k",
+        "streamroute-fuzz",
+        "--streamroute-adapter",
+        "broken_routers:OneStreamWrong",
+    ]
+    campaign += [
+        "--streamroute-fuzz",
+        "3000",
+        "--streamroute-fuzz-shards",
+        "2",
+        "--streamroute-fuzz-seed",
+        "5",
+    ]
+    alone = pytester.runpytest_subprocess(*campaign, "-n", "0")
+    alone.assert_outcomes(failed=1, passed=1)
+    database = tmp_path / "database"
+    together = pytester.runpytest_subprocess(
+        *campaign, "-n", "2", "--streamroute-fuzz-database", str(database)
+    )
+    together.assert_outcomes(failed=2)
+    together.stdout.fnmatch_lines(["*replayed from the database*", "*expected one end 'completed'*"])
+
+
+def test_the_drawn_streams_do_not_depend_on_the_constants_hypothesis_collects_from_local_modules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hypothesis's own provider draws constants from the source of the modules it deems local
+    (this tree's in an editable install, none of it in an installed copy): with other local
+    constants it draws other values, but a seed's generated streams, drawn from bytes, are the
+    same, so an editable install and an installed copy draw the same streams for one seed."""
+    sources = Sources(PROFILES, CATALOGUE_CALL_TYPES, True)
+    planted = Constants(integers=set(range(-3, 3000)))
+
+    def values() -> list[int]:
+        drawn: list[int] = []
+
+        @settings(max_examples=60, database=None, phases=[Phase.generate])
+        @given(st.integers(0, 5000))
+        def collect(value: int) -> None:
+            drawn.append(value)
+
+        hypothesis_seed(3)(collect)()
+        return drawn
+
+    before = values(), [case.generated.digest for case in draw_streams(sources, 60, seed=3)]
+    monkeypatch.setattr(providers, "_get_local_constants", lambda: planted)
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        after = values(), [case.generated.digest for case in draw_streams(sources, 60, seed=3)]
+        with without_local_constants():
+            assert not providers._get_local_constants()  # replaying and shrinking set them aside too
+    finally:
+        providers.CONSTANTS_CACHE.cache.clear()
+    assert after[0] != before[0]  # Hypothesis's provider draws them
+    assert after[1] == before[1]  # the streams do not
+
+
+def _drawn(cases: list[Generated], case: Generated) -> bool:
+    cases.append(case)
+    return False  # it passes: nothing is kept
+
+
+def test_the_bytes_of_a_case_draw_it_the_same_without_hypothesis_as_through_it() -> None:
+    """The fuzzer draws each case from its bytes as Hypothesis's `fuzz_one_input` would, without
+    Hypothesis; it hands those bytes to Hypothesis only to keep and shrink a failing case."""
+    sources = Sources(PROFILES, CATALOGUE_CALL_TYPES, True)
+    for (name, generate), (_, strategy) in zip(sources.generators(), sources.strategies(), strict=True):
+        through: list[Generated] = []
+        driver = Driver(strategy, functools.partial(_drawn, through), InMemoryExampleDatabase())
+        drawn = 0
+        for index in range(40):
+            data = case_bytes(11, index)
+            through.clear()
+            try:
+                without = generate(Decoded(data))
+            except Overrun:
+                without = None
+            assert not driver.keep(data)
+            assert len(through) == (without is not None), f"{name}: case {index}"
+            if without is not None:
+                drawn += 1
+                assert through[0].digest == without.digest, f"{name}: case {index}"
+        assert drawn >= 30, name

@@ -1,5 +1,6 @@
-"""The generated streams of conformance/strategies.py: the reference routes them as their ground truth
-says, at either tool call point, in every profile; and they reach the situations they are drawn for.
+"""The generated streams of conformance/strategies/: the reference routes them as their ground truth
+says, at either tool call point, in every profile; and they reach the situations they are drawn for,
+every registered deviation among them.
 
 Each stream is drawn with its ground truth; what the reference must answer comes from that truth,
 never from running the reference. The `ci` Hypothesis profile runs a few dozen streams per
@@ -8,6 +9,7 @@ property; `tox -e fuzz` runs 10,000.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, get_args
 
@@ -18,6 +20,8 @@ from streamroute.conformance.event_types import event_types
 from streamroute.conformance.fuzz import Case, Generated, Sources, digest, draw_streams, judge
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.strategies import (
+    CATALOGUE_CALL_TYPES,
+    DEVIATIONS,
     HOSTED,
     POINTS,
     PROFILES,
@@ -27,12 +31,30 @@ from streamroute.conformance.strategies import (
     Profile,
     ToolCallPoint,
     check_properties,
+    cited,
     expected_outcomes,
     stream_plans,
     streams,
     streams_from,
     well_formed,
 )
+from streamroute.conformance.strategies.catalogue import CallFault, CatalogueStream
+from streamroute.conformance.strategies.steps import (
+    Added,
+    CallIdField,
+    Control,
+    ControlAction,
+    Delta,
+    Done,
+    ErrorEvent,
+    Lifecycle,
+    Logprobs,
+    Malformed,
+    Stated,
+    Step,
+    Terminal,
+)
+from streamroute.conformance.strategies.wire import RecordKind
 
 # Hundreds of generated streams per profile and tool call point: once, in `tox -e slow`.
 pytestmark = pytest.mark.slow
@@ -121,10 +143,14 @@ def _kind(kind: str) -> Reached:
     return lambda stream, outcomes: any(o["kind"] == kind for o in outcomes)
 
 
-def _step(kind: str, form: str = "") -> Reached:
-    return lambda stream, outcomes: any(
-        s.kind == kind and (not form or form in s.form) for s in stream.plan.steps
-    )
+def _step(holds: Callable[[Step], bool]) -> Reached:
+    return lambda stream, outcomes: any(holds(step) for step in stream.plan.steps)
+
+
+def _after_terminal(stream: GeneratedStream, outcomes: list[dict[str, Any]]) -> bool:
+    steps = stream.plan.steps
+    terminal = next((k for k, step in enumerate(steps) if isinstance(step, Terminal)), len(steps))
+    return any(not isinstance(step, Control) for step in steps[terminal + 1 :])
 
 
 CORE: dict[str, Reached] = {
@@ -150,12 +176,20 @@ CORE.update(
         "refusal": _kind("refusal.delta"),
         "reasoning": _kind("reasoning.delta"),
         "a call": _kind("tool.call"),
-        "an error event": _step("error"),
+        "an error event": _step(lambda step: isinstance(step, ErrorEvent)),
         "an unrouted or unknown event": _kind("ignored"),
-        "attribution by output_index": _step("delta", "no_item_id"),
-        "attribution by call_id": _step("delta", "by_call_id"),
+        "attribution by output_index": _step(
+            lambda s: isinstance(s, Delta) and s.address.item_id is Stated.ABSENT
+        ),
+        "attribution by call_id": _step(lambda s: isinstance(s, Delta) and s.address.by_call_id),
+        "logprobs of another shape": _step(lambda s: isinstance(s, Delta) and s.logprobs is Logprobs.OTHER),
+        "a malformed lifecycle event": _step(
+            lambda s: isinstance(s, Malformed) and isinstance(s.of, Lifecycle)
+        ),
+        "events after the terminal event": _after_terminal,
         "a done item only": lambda stream, outcomes: any(
-            s.kind == "done" and not any(t.kind == "added" and t.item == s.item for t in stream.plan.steps)
+            isinstance(s, Done)
+            and not any(isinstance(t, Added) and t.item == s.item for t in stream.plan.steps)
             for s in stream.plan.steps
         ),
         "cancelled": lambda stream, outcomes: outcomes[-1]["status"] == "cancelled",
@@ -170,15 +204,20 @@ REACHED: dict[Profile, dict[str, Reached]] = {
         "consumer_rejected": _code("consumer_rejected"),
         "consumer_failed": _code("consumer_failed"),
         "a patch preview": lambda stream, outcomes: any("files" in o for o in outcomes),
-        "a delta for another call": _step("delta", "call_id_other"),
+        "a delta for another call": _step(
+            lambda s: isinstance(s, Delta) and s.address.call_id is CallIdField.OTHER
+        ),
     },
     "execution": {kind: _kind(kind) for kind in EXECUTION_KINDS}
-    | {"not_awaiting_approval": _code("not_awaiting_approval"), "a restart": _step("control")},
+    | {
+        "not_awaiting_approval": _code("not_awaiting_approval"),
+        "a restart": _step(lambda s: isinstance(s, Control) and s.action is ControlAction.RESTART),
+    },
     "sse": {
         "invalid_data": _code("invalid_data"),
         "event_after_done": _code("event_after_done"),
         "[DONE]": lambda stream, outcomes: (
-            stream.wire is not None and any(r.kind == "done" for r in stream.wire.records)
+            stream.wire is not None and any(r.kind is RecordKind.DONE for r in stream.wire.records)
         ),
         "an unfinished last event": lambda stream, outcomes: (
             stream.wire is not None and stream.wire.unfinished
@@ -203,6 +242,28 @@ def test_a_few_hundred_streams_of_each_profile_reach_every_situation_it_is_drawn
     for name, reached in REACHED[profile].items():
         count = sum(reached(stream, outcomes) for stream, outcomes in zip(drawn, expected, strict=True))
         assert count >= 2, f"{profile}: {count} of {len(drawn)} streams reach {name}"
+    placed = [deviation for stream in drawn for deviation in stream.plan.deviations]
+    for deviation in DEVIATIONS.values():
+        if deviation.weights[profile]:
+            count = placed.count(deviation)
+            assert count >= 2, f"{profile}: {count} of {len(drawn)} streams hold deviation {deviation.name}"
+
+
+def test_a_few_hundred_catalogue_streams_reach_every_fault_a_producer_makes_of_a_call() -> None:
+    drawn = [
+        case.generated.drawn for case in draw_streams(Sources((), CATALOGUE_CALL_TYPES, False), 300, seed=13)
+    ]
+    faults = Counter(
+        fault for stream in drawn if isinstance(stream, CatalogueStream) for fault in stream.faults
+    )
+    for fault in CallFault:
+        assert faults[fault] >= 2, f"{faults[fault]} of 300 streams hold a call {fault.value}"
+
+
+def test_every_deviation_exercises_requirements_the_spec_defines() -> None:
+    for deviation in DEVIATIONS.values():
+        assert deviation.requirements, deviation.name
+        assert cited(deviation.requirements)[0] == list(deviation.requirements), deviation.name
 
 
 def test_the_streams_types_and_options_are_what_the_schemas_say() -> None:

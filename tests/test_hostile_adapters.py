@@ -196,8 +196,8 @@ def test_an_unknown_profile_claim_is_refused_at_load(capsys: pytest.CaptureFixtu
     with pytest.raises(AdapterLoadError) as refused:
         PythonImplementation.load("hostile_adapters:ClaimsAnUnknownProfile")
     assert str(refused.value) == (
-        "adapter 'hostile_adapters:ClaimsAnUnknownProfile' claims an unknown profile ssee; "
-        f"known: {', '.join(known_profiles())}"
+        "adapter 'hostile_adapters:ClaimsAnUnknownProfile' declares profile 'ssee'; "
+        f"allowed: one of {', '.join(known_profiles())}; see spec/README.md#the-router"
     )
     assert main(["run", "--adapter", "hostile_adapters:ClaimsAnUnknownProfile"]) == 2
     assert capsys.readouterr().err.splitlines() == [f"streamroute: {refused.value}"]

@@ -1,7 +1,8 @@
 """Options two at a time: the reference passes every bundled vector under every pair of option values
 it supports, so the harness's normalisations compose and each vector states every option it needs
-(spec/vectors.md section 3). `response_id: rewritten` is left out: the reference hands over the
-producer's ids, and declaring the option without renaming them would test nothing."""
+(spec/vectors.md section 3). `response_id: rewritten` and `arguments_parser: platform` are left out:
+the reference hands over the producer's ids and reads arguments strictly, and declaring either
+option without that design would test nothing."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from streamroute.conformance.schemas import OPTIONS, option_defaults, schema
 from streamroute.conformance.vectors import Vector
 from streamroute.reference.adapter import ReferenceAdapter
 
-_UNSUPPORTED = {"call_types", "response_id"}  # a list, not a value; ids of the reference's own
+_UNSUPPORTED = {"call_types", "response_id", "arguments_parser"}  # a list; designs the reference lacks
 
 
 def _other_values() -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ from streamroute.conformance.cli import main
 from streamroute.conformance.limits import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS, TOO_DEEP
 from streamroute.conformance.render import summary_markdown
 from streamroute.conformance.report import Report
-from streamroute.conformance.results import MAX_CELL_CHARS, Status
+from streamroute.conformance.results import MAX_CELL_CHARS, MAX_DIFFERING_CHARS, Status
 from streamroute.conformance.schemas import REPORT, first_error, schema
 
 pytest_plugins = ["pytester"]
@@ -81,13 +81,15 @@ def test_summary_renders_text_and_markdown_and_exits_1_on_failures(
     assert main(["summary", str(report)]) == 1
     text = capsys.readouterr().out
     assert "implementation: streamroute-reference" in text
-    assert "FAILED core/wrong\n  outcome 1: field 'delta'" in text
+    assert "FAILED core/wrong (charges CORE-TEXT-1)\n  outcome 1: field 'delta'" in text
     assert "SKIPPED core/hello-skip\n  not supported yet" in text
     assert text.splitlines()[-1] == "result: FAILED"
     assert main(["summary", str(report), "--format", "markdown"]) == 1
     markdown = capsys.readouterr().out
     assert markdown.startswith("## streamroute: streamroute-reference")
-    assert "| `core/hello-error` | errored | the adapter reports: KeyError: 'delta' |" in markdown
+    assert (
+        "| `core/hello-error` | errored | CORE-EVT-2 | the adapter reports: KeyError: 'delta' |" in markdown
+    )
 
 
 def test_a_baseline_fed_back_as_expected_failures_makes_the_run_pass(
@@ -96,16 +98,21 @@ def test_a_baseline_fed_back_as_expected_failures_makes_the_run_pass(
     _, report = _report(tmp_path)
     baseline = tmp_path / "baseline.txt"
     assert main(["baseline", str(report), "-o", str(baseline)]) == 0
-    listed = [line.split("#")[0].strip() for line in baseline.read_text(encoding="utf-8").splitlines()]
-    assert [entry for entry in listed if entry] == ["core/hello-error", "core/wrong"]
+    written = baseline.read_text(encoding="utf-8")
+    assert [line.split()[0] for line in written.splitlines() if line[:1] != "#"] == [
+        "core/hello-error",
+        "core/wrong",
+    ]
+    assert "core/wrong  failed CORE-TEXT-1: text.delta delta differs  # A one-delta answer\n" in written
+    assert str(tmp_path) not in written
     capsys.readouterr()
     code, again = _report(tmp_path, "--expected-failures", str(baseline))
     assert code == 0
     assert main(["summary", str(again)]) == 0
     assert "2 expected failure" in capsys.readouterr().out
-    # Regenerated from the passing run, the baseline keeps its expected failures.
+    # Regenerated from the passing run, the baseline is the same file, byte for byte.
     assert main(["baseline", str(again)]) == 0
-    assert capsys.readouterr().out.splitlines()[2:] == baseline.read_text(encoding="utf-8").splitlines()[2:]
+    assert capsys.readouterr().out == written
 
 
 def test_a_stale_entry_is_left_out_of_the_next_baseline(
@@ -192,7 +199,7 @@ def test_the_plugin_reaches_an_adapter_command(pytester: pytest.Pytester) -> Non
     result.assert_outcomes(passed=1, failed=1, errors=1, skipped=1)
     result.stdout.fnmatch_lines(
         [
-            "ERRORED core/hello-error (core/hello-error.yaml)",
+            "ERRORED core/hello-error (*/core/hello-error.yaml)",
             "*the adapter reports: KeyError: 'delta'",
             "*skipped by the implementation: not supported yet (https://example.org/1)",
         ]
@@ -255,7 +262,8 @@ def test_the_report_schema_states_the_limits_of_the_harness() -> None:
     )
     assert schema(REPORT + "#/$defs/file_error")["properties"]["message"]["maxLength"] == MAX_MESSAGE_CHARS
     cell = schema(REPORT + "#/$defs/cell")["properties"]
-    assert cell["fields"]["maxLength"] == cell["event"]["maxLength"] == MAX_CELL_CHARS
+    assert cell["event"]["maxLength"] == MAX_CELL_CHARS
+    assert cell["fields"]["maxLength"] == MAX_CELL_CHARS + MAX_DIFFERING_CHARS
     ops = schema(REPORT + "#/$defs/comparison")["properties"]["rows"]["items"]["properties"]["op"]["enum"]
     assert set(ops) == {"equal", "differs", "missing", "unexpected", "omitted"}
 
@@ -268,7 +276,9 @@ def test_a_markdown_summary_shows_a_message_as_written_not_as_html(tmp_path: Pat
     wrong = next(line for line in report.vectors if line["id"] == "core/wrong")
     wrong["message"] = "expected <b>bold</b> & <!-- | -->"
     row = next(row for row in summary_markdown(report).splitlines() if "core/wrong" in row)
-    assert row == "| `core/wrong` | failed | expected \\<b\\>bold\\</b\\> \\& \\<!-- \\| --\\> |"
+    assert (
+        row == "| `core/wrong` | failed | CORE-TEXT-1 | expected \\<b\\>bold\\</b\\> \\& \\<!-- \\| --\\> |"
+    )
 
 
 @pytest.mark.parametrize("allowed", [False, True])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import itertools
 import json
@@ -11,7 +10,6 @@ import random
 import re
 import shlex
 import sys
-import time
 import tracemalloc
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -19,9 +17,10 @@ from typing import Any
 
 import pytest
 from broken_decoders import LineByLine
-from conftest import write_vector
+from conftest import calls_made, write_vector
 from hypothesis import given
 from hypothesis import strategies as st
+from streamroute.bench import growth
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.protocol import ProtocolImplementation
 from streamroute.conformance.results import Status, run_vector
@@ -95,41 +94,6 @@ def test_close_says_when_the_stream_ended_inside_an_event(tail: bytes) -> None:
 # -- one byte at a time, and linear cost -----------------------------------------
 
 
-def _block(number: int) -> bytes:
-    """About 1 KB of a response: CRLF, CR and LF lines, keep-alives, multi-line data, multi-byte text."""
-    delta = {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0}
-    texts = [f"Block {number}: ", "naïve café, ", "日本語 🎉 ", 'and a "quote"\n']
-    lines = [f": keep-alive {number}\r\n"]
-    for index, text in enumerate(texts):
-        event = json.dumps({**delta, "sequence_number": 4 * number + index + 2, "delta": text})
-        head, tail = event[: len(event) // 2], event[len(event) // 2 :]
-        ending = ("\r\n", "\n", "\r", "\n")[index]
-        lines.append(f"event: {delta['type']}{ending}data: {head}{ending}data: {tail}{ending}{ending}")
-    arguments = json.dumps({"type": "acme:usage", "sequence_number": 0, "note": "x" * 200})
-    lines.append(f"data: {arguments}\n\n")
-    return "".join(lines).encode("utf-8")
-
-
-def _stream(size: int) -> bytes:
-    created = {"type": "response.created", "sequence_number": 0, "response": {"id": "resp_1"}}
-    added = {
-        "type": "response.output_item.added",
-        "sequence_number": 1,
-        "output_index": 0,
-        "item": {"id": "msg_1", "type": "message", "role": "assistant", "content": []},
-    }
-    completed = {"type": "response.completed", "sequence_number": 9, "response": {"id": "resp_1"}}
-    head = f"data: {json.dumps(created)}\n\ndata: {json.dumps(added)}\n\n".encode()
-    tail = f"data: {json.dumps(completed)}\n\n".encode()
-    blocks, number = [], 0
-    length = len(head) + len(tail)
-    while length < size:
-        blocks.append(_block(number))
-        length += len(blocks[-1])
-        number += 1
-    return head + b"".join(blocks) + tail
-
-
 def _route(chunks: Iterable[bytes]) -> tuple[str, int]:
     """A digest of every outcome with its SSE event's index, and how many outcomes there were."""
     router = ByteRouter(Router())
@@ -146,20 +110,11 @@ def _route(chunks: Iterable[bytes]) -> tuple[str, int]:
     return digest.hexdigest(), count + len(closing)
 
 
-def _one_byte_at_a_time(stream: bytes) -> Iterable[bytes]:
-    return (SINGLE_BYTES[value] for value in stream)
-
-
-def _in_chunks(stream: bytes, size: int) -> Iterable[bytes]:
-    view = memoryview(stream)
-    return (bytes(view[start : start + size]) for start in range(0, len(stream), size))
-
-
 def _one_byte_equals_64k(size: int) -> None:
-    stream = _stream(size)
-    by_chunks = _route(_in_chunks(stream, 64 * KiB))
+    stream = growth.many_events(size)
+    by_chunks = _route(growth.in_chunks(stream, 64 * KiB))
     assert by_chunks[1] > size // 300  # it did route: about 4 text deltas and 1 extension a KB
-    assert _route(_one_byte_at_a_time(stream)) == by_chunks
+    assert _route(growth.one_byte_at_a_time(stream)) == by_chunks
 
 
 @pytest.mark.slow
@@ -174,58 +129,57 @@ def test_50_mb_one_byte_at_a_time_and_in_64_kib_chunks_route_the_same() -> None:
     _one_byte_equals_64k(50 * MB)
 
 
-def _seconds(work: Callable[[], object]) -> float:
-    """The best of three, with the garbage collector off, as `timeit` measures."""
-    best = float("inf")
-    gc.disable()
-    try:
-        for _ in range(3):
-            start = time.perf_counter()
-            work()
-            best = min(best, time.perf_counter() - start)
-    finally:
-        gc.enable()
-    return best
+class _CountingDecoder(Decoder):
+    """The reference decoder, counting the characters its steps take: each chunk's bytes (`lines`),
+    and the text each reader takes events from, from where it starts to where it stops
+    (`take_lines`, `take_plain_events`), which a decoder that takes what it has taken again counts
+    again."""
+
+    taken = 0
+
+    def lines(self, chunk: bytes) -> str:
+        _CountingDecoder.taken += len(chunk)
+        return super().lines(chunk)
+
+    def take_lines(self, text: str, at: int, events: list[Event], *, until_idle: bool = False) -> int:
+        stop = super().take_lines(text, at, events, until_idle=until_idle)
+        _CountingDecoder.taken += stop - at
+        return stop
+
+    def take_plain_events(self, text: str, at: int, route: Callable[[Any], Any], routed: list[Any]) -> int:
+        stop = super().take_plain_events(text, at, route, routed)
+        _CountingDecoder.taken += stop - at
+        return stop
 
 
-def _long_line(size: int) -> bytes:
-    event = {"type": "acme:blob", "sequence_number": 0, "blob": "é" * (size // 2)}
-    return f"data: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
+def _decoding_work(shape: growth.Shape, size: int) -> tuple[int, int]:
+    """The calls made and the characters taken to route the shape's stream of about `size` bytes."""
+    stream = shape.make(size)
+
+    def run() -> None:
+        router = ByteRouter(Router(), _CountingDecoder())
+        for chunk in shape.cut(stream):
+            router.feed_bytes(chunk)
+        router.close()
+
+    _CountingDecoder.taken = 0
+    calls = calls_made(run)
+    return calls, _CountingDecoder.taken
 
 
-def _many_data_lines(size: int) -> bytes:
-    return b"data: [\n" + b"data: 1,\n" * (size // 9) + b"data: 1]\n\n"
-
-
-# Each shape: how to make a stream of about n bytes, how to cut it, and n for the smaller size.
-SHAPES: dict[str, tuple[Callable[[int], bytes], Callable[[bytes], Iterable[bytes]], int]] = {
-    "many events, one byte a chunk": (_stream, _one_byte_at_a_time, 100_000),
-    "many events, 64 KiB chunks": (_stream, lambda stream: _in_chunks(stream, 64 * KiB), 2 * MB),
-    "one long line, one byte a chunk": (_long_line, _one_byte_at_a_time, 100_000),
-    "one event of many data lines, 7-byte chunks": (
-        _many_data_lines,
-        lambda stream: _in_chunks(stream, 7),
-        100_000,
-    ),
-}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("shape", SHAPES)
-def test_the_cost_is_linear(shape: str) -> None:
-    """Four times the bytes cost about four times as much: a quadratic decoder would cost sixteen."""
-    make, cut, size = SHAPES[shape]
-
-    def decode(stream: bytes) -> Callable[[], None]:
-        def work() -> None:
-            router = ByteRouter(Router())
-            for chunk in cut(stream):
-                router.feed_bytes(chunk)
-
-        return work
-
-    ratio = _seconds(decode(make(4 * size))) / _seconds(decode(make(size)))
-    assert ratio < 8, f"{shape}: 4x the input cost {ratio:.1f}x the time"
+@pytest.mark.parametrize("shape", growth.SHAPES)
+def test_the_work_is_linear(shape: str) -> None:
+    """Four times the bytes take at most about four times the calls, and each byte and character is
+    taken a bounded number of times: a quadratic decoder would do sixteen times the work. Counted,
+    not timed; `streamroute bench` reports the times (bench/growth.py)."""
+    size = 10_000
+    small_calls, small_taken = _decoding_work(growth.SHAPES[shape], size)
+    large_calls, large_taken = _decoding_work(growth.SHAPES[shape], 4 * size)
+    assert large_calls < 4.5 * small_calls, (
+        f"{shape}: 4x the input took {large_calls / small_calls:.1f}x the calls"
+    )
+    assert large_taken < 4.5 * small_taken, f"{shape}: 4x the input took {large_taken / small_taken:.1f}x"
+    assert large_taken < 3 * len(growth.SHAPES[shape].make(4 * size))
 
 
 # -- plain events: read in place, the same as through the decoder -----------------
@@ -537,7 +491,7 @@ def _peak_feeding(stream: bytes, size: int) -> int:
     router = ByteRouter(Router(), Decoder(64 * KiB))
     tracemalloc.start()
     try:
-        for chunk in _in_chunks(stream, size):
+        for chunk in growth.in_chunks(stream, size):
             router.feed_bytes(chunk)
         return tracemalloc.get_traced_memory()[1]
     finally:

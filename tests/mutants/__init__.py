@@ -112,6 +112,28 @@ def results(mutant: Mutant) -> tuple[Result, ...]:
     return tuple(r for r in ran if r.status is not Status.NOT_APPLICABLE)
 
 
+def twins(mutant: Mutant, failed: Result) -> list[Mutant]:
+    """The other implementation mutants whose run of the vector fails with the comparison the
+    mutant's `failed` shows: on that vector nothing tells them apart, so no attribution can."""
+    return [
+        other
+        for other, comparisons in _failures_on(failed.vector_id)
+        if other.name != mutant.name and comparisons and comparisons == failed.comparisons
+    ]
+
+
+@cache
+def _failures_on(vector_id: str) -> tuple[tuple[Mutant, tuple[Any, ...]], ...]:
+    """Each implementation mutant that fails the vector, with its comparisons there."""
+    vector = next(v for v in bundled_vectors() if v.id == vector_id)
+    ran = (
+        (m, run_vector(PythonImplementation.load(m.target), vector))
+        for m in all_mutants()
+        if m.kind == "implementation"
+    )
+    return tuple((m, result.comparisons) for m, result in ran if result.status.is_failure)
+
+
 def statuses(mutant: Mutant) -> dict[str, Status]:
     return {r.vector_id: r.status for r in results(mutant)}
 

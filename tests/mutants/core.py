@@ -367,9 +367,10 @@ class ResponseIdPerEvent(_LibraryDesign):
 
 MUTANTS: list[Mutant] = [
     # the call catalogue
+    # and CORE-CALLTYPE-6, -11, -12: knowing no catalogue item, it answers their preview events ignored
     _mutant(
         Fault.CATALOGUE_UNROUTED,
-        "CORE-CALLTYPE-1",
+        "CORE-CALLTYPE-1 CORE-CALLTYPE-6 CORE-CALLTYPE-11 CORE-CALLTYPE-12",
         "knows only function and custom calls: shell, apply_patch and approval items are ignored as hosted",
     ),
     _mutant(
@@ -392,9 +393,10 @@ MUTANTS: list[Mutant] = [
         "CORE-CALLTYPE-5",
         "looks for an approval request's call_id in the item, which has none, so it is refused as incomplete",
     ),
+    # and CORE-CALLTYPE-8: a shell command's .added after the call is done is dropped without its late_delta
     _mutant(
         Fault.SHELL_ADDED_TEXT_DROPPED,
-        "CORE-CALLTYPE-11",
+        "CORE-CALLTYPE-11 CORE-CALLTYPE-8",
         "previews a shell command's deltas but drops the text its .added event starts with",
     ),
     _mutant(
@@ -418,9 +420,10 @@ MUTANTS: list[Mutant] = [
         "shows a preview delta that comes after its preview or its call is done",
     ),
     # intake
+    # and CORE-EVT-4: a vendor type that carries a delta is shown as text too
     _mutant(
         Fault.GUESS_TEXT_FROM_DELTA,
-        "CORE-EVT-1",
+        "CORE-EVT-1 CORE-EVT-4",
         "an event of an unknown type that carries a string delta for a message is shown as answer text",
     ),
     _mutant(
@@ -428,14 +431,18 @@ MUTANTS: list[Mutant] = [
         "CORE-EVT-2",
         "reads every event with event.get, so a JSON array or string raises",
     ),
+    # and CORE-ITEM-7, CORE-ERR-1, CORE-LIFE-3, CORE-LIFE-1, CORE-ITEM-9: an index, an error's code,
+    # a failed response's error, a lifecycle event's response, an item's call_id stated null are
+    # refused, not read as 0, a null code, no error object, no response, no call_id
     _mutant(
         Fault.NULL_IS_WRONG_TYPE,
-        "CORE-EVT-7",
+        "CORE-EVT-7 CORE-ITEM-7 CORE-ERR-1 CORE-LIFE-3 CORE-LIFE-1 CORE-ITEM-9",
         "takes a field that is JSON null for a field of the wrong type",
     ),
+    # and CORE-EVT-2: a name of the wrong type makes feed raise
     _mutant(
         Fault.ITEM_FIELDS_UNCHECKED,
-        "CORE-ITEM-9",
+        "CORE-ITEM-9 CORE-EVT-2",
         "checks only an item's id and type, so a call_id or name of the wrong type reaches the call",
     ),
     _mutant(
@@ -448,6 +455,7 @@ MUTANTS: list[Mutant] = [
         "CORE-EVT-8",
         "looks an item event's item up before reading its other fields: a malformed delta is unknown_item",
     ),
+    # and CORE-EVT-4: vendor types are dropped too
     _mutant(
         Fault.AGENT_CHECKED,
         "CORE-EVT-11",
@@ -460,7 +468,7 @@ MUTANTS: list[Mutant] = [
     ),
     _mutant(
         Fault.SWALLOW_UNKNOWN,
-        "CORE-EVT-3",
+        "CORE-EVT-3 CORE-EVT-4",
         "a catch-all branch drops events of unknown types without a trace",
     ),
     _mutant(
@@ -469,9 +477,10 @@ MUTANTS: list[Mutant] = [
         "strips a vendor prefix and routes what follows, so acme:response.output_text.delta is text",
     ),
     _mutant(Fault.UNROUTED_SILENT, "CORE-EVT-5", "knows the unrouted event types and drops them silently"),
+    # and CORE-LIFE-4: the events of a second response after the terminal one go without event_after_terminal
     _mutant(
         Fault.DROP_BY_SEQUENCE_NUMBER,
-        "CORE-EVT-6",
+        "CORE-EVT-6 CORE-LIFE-4",
         "drops an event whose sequence_number is not above the last one, taking it for a replay",
     ),
     # items
@@ -480,9 +489,10 @@ MUTANTS: list[Mutant] = [
         "CORE-ITEM-1",
         "numbers items in announcement order, ignoring the output_index the announcement states",
     ),
+    # and CORE-ITEM-3: an event naming an item never announced is routed to the item at its index
     _mutant(
         Fault.OUTPUT_INDEX_DECIDES,
-        "CORE-ITEM-2",
+        "CORE-ITEM-2 CORE-ITEM-3",
         "attributes an item event by its output_index even when it names its item_id",
     ),
     _mutant(
@@ -490,8 +500,11 @@ MUTANTS: list[Mutant] = [
         "CORE-ITEM-3",
         "creates an item on first sight of an id never announced, and routes the event by its type",
     ),
+    # and CORE-EVT-2: argument deltas for a message make feed raise
     _mutant(
-        Fault.NO_ITEM_TYPE_CHECK, "CORE-ITEM-4", "routes an event whatever the type of the item it names"
+        Fault.NO_ITEM_TYPE_CHECK,
+        "CORE-ITEM-4 CORE-EVT-2",
+        "routes an event whatever the type of the item it names",
     ),
     _mutant(
         Fault.SECOND_ADDED_REPLACES,
@@ -503,9 +516,10 @@ MUTANTS: list[Mutant] = [
         "CORE-ITEM-6",
         "refuses an output_item.done whose item was never announced as unknown_item",
     ),
+    # and CORE-ITEM-15: an omitted output_index is null, not the item's
     _mutant(
         Fault.INDEXES_FROM_EVENT_ONLY,
-        "CORE-ITEM-7",
+        "CORE-ITEM-7 CORE-ITEM-15",
         "copies content_index and output_index from the event, null when the event omits them",
     ),
     _mutant(
@@ -518,9 +532,10 @@ MUTANTS: list[Mutant] = [
         "CORE-ITEM-8",
         "attributes custom input events by item_id and output_index only, never by call_id",
     ),
+    # and CORE-EVT-9: the custom input event naming no call, malformed, goes without its malformed_event
     _mutant(
         Fault.CUSTOM_INPUT_TO_OPEN_CALL,
-        "CORE-ITEM-11",
+        "CORE-ITEM-11 CORE-EVT-9",
         "gives a custom input event with no id at all to the most recent open custom call",
     ),
     # answer text, refusal and reasoning
@@ -542,9 +557,10 @@ MUTANTS: list[Mutant] = [
         "CORE-TEXT-11",
         "shows output_text.done without comparing it with the deltas shown",
     ),
+    # and CORE-TEXT-11, CORE-ARGS-6: the texts they compare disagree, and no done_mismatch says so
     _mutant(
         Fault.MENDS_SPLIT_SURROGATES,
-        "CORE-TEXT-8",
+        "CORE-TEXT-8 CORE-TEXT-11 CORE-ARGS-6",
         "compares the joined deltas with the text, as JavaScript strings do, so halves of a pair mend",
     ),
     _mutant(Fault.REFUSAL_AS_TEXT, "CORE-TEXT-3", "shows refusal deltas as answer text"),
@@ -570,8 +586,11 @@ MUTANTS: list[Mutant] = [
         "produces text.done for every output_text.done, a repeated one too",
     ),
     # arguments
+    # and CORE-ARGS-3: an empty delta is not routed either
     _mutant(
-        Fault.NO_ARGUMENTS_PREVIEW, "CORE-ARGS-1", "buffers argument deltas without producing their preview"
+        Fault.NO_ARGUMENTS_PREVIEW,
+        "CORE-ARGS-1 CORE-ARGS-3",
+        "buffers argument deltas without producing their preview",
     ),
     _mutant(
         Fault.ONE_BUFFER_FOR_ALL_CALLS,
@@ -584,9 +603,10 @@ MUTANTS: list[Mutant] = [
         "CORE-ARGS-4",
         "appends a delta that arrives after the arguments are complete",
     ),
+    # and CORE-ARGS-6: taking the deltas for the arguments, it never reports that they disagree
     _mutant(
         Fault.ARGUMENTS_FROM_DELTAS,
-        "CORE-ARGS-5",
+        "CORE-ARGS-5 CORE-ARGS-6",
         "takes a call's arguments from its deltas when no arguments .done arrives",
     ),
     _mutant(
@@ -605,14 +625,16 @@ MUTANTS: list[Mutant] = [
         "a second arguments .done silently replaces the first",
     ),
     # the complete call
+    # and CORE-ITEM-14: the repeated done item of a catalogue call goes without its duplicate_event
     _mutant(
         Fault.CALL_AGAIN_ON_DUPLICATE_DONE,
-        "CORE-CALL-1",
+        "CORE-CALL-1 CORE-ITEM-14",
         "routes every output_item.done of a call, so a repeated one gives the call a second outcome",
     ),
+    # and CORE-CALLTYPE-1: the catalogue's calls are fired at their announcement too
     _mutant(
         Fault.FIRE_AT_ADDED,
-        "CORE-CALL-2",
+        "CORE-CALL-2 CORE-CALLTYPE-1",
         "fires tool.call at output_item.added, from the announced arguments or {}",
     ),
     _mutant(
@@ -710,6 +732,7 @@ MUTANTS: list[Mutant] = [
         "at arguments_done, says nothing of a call already made when the response ends before its done item",
         "arguments_done",
     ),
+    # and CORE-ITEM-9: a tool_search call's object arguments are type-checked as a function call's
     _mutant(
         Fault.RETRACTION_FREES_CALL_ID,
         "CORE-CALL-7",
@@ -728,7 +751,7 @@ MUTANTS: list[Mutant] = [
     ),
     _mutant(
         Fault.HOSTED_CALLS_EXECUTED,
-        "CORE-CALL-9",
+        "CORE-CALL-9 CORE-ITEM-9",
         "takes any done item with a name and arguments for a function call, a hosted tool's too",
     ),
     _mutant(
@@ -779,9 +802,10 @@ MUTANTS: list[Mutant] = [
         "puts the arguments' JSON text on tool.call, as the API's item has it, not the parsed object",
     ),
     # limits
+    # and CORE-LIMIT-4: a lone surrogate counts one, not three
     _mutant(
         Fault.COUNT_CHARACTERS,
-        "CORE-LIMIT-1",
+        "CORE-LIMIT-1 CORE-LIMIT-4",
         "measures buffered deltas in characters instead of UTF-8 bytes",
     ),
     _mutant(

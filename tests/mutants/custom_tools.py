@@ -77,7 +77,9 @@ def _before_call(outcomes: list[Outcome], item: Item, inserted: list[Outcome]) -
 
 
 class ConsumerPerCall(CustomTools):
-    """Keeps a consumer per custom call: a newer call leaves the older call's consumer watching."""
+    """Keeps a consumer per custom call: a newer call leaves the older call's consumer watching.
+
+    A call of a tool without consumer leaves the older consumer watching too: CUSTOM-SLOT-6 as well."""
 
     def __init__(self, tools: Tools) -> None:
         super().__init__(tools)
@@ -173,7 +175,9 @@ class RefusedAddedRebinds(CustomTools):
 
 
 class FirstConsumerStays(CustomTools):
-    """Keeps the active consumer when a second custom call is announced; the newer call gets none."""
+    """Keeps the active consumer when a second custom call is announced; the newer call gets none.
+
+    A call of a tool without consumer leaves it active too: CUSTOM-SLOT-6 as well."""
 
     def _bind_consumer(self, item: Item) -> list[Outcome]:
         return [] if self._slot is not None else super()._bind_consumer(item)
@@ -190,7 +194,9 @@ def _custom_delta(event: object) -> dict[str, Any] | None:
 
 
 class ConsumesRefusedDeltas(CustomTools):
-    """Feeds every custom input delta to the active consumer, also one core refuses."""
+    """Feeds every custom input delta to the active consumer, also one core refuses.
+
+    A delta that names no call reaches it too: CUSTOM-DELTA-3 as well."""
 
     def feed(self, event: object) -> list[Outcome]:
         outcomes = super().feed(event)
@@ -372,7 +378,9 @@ class ArgumentsDoneWithoutFinish(CustomTools):
 
 
 class ConsumerFailureEscapes(CustomTools):
-    """Lets a consumer's exception escape from feed, as a router that never expects a plug-in to fail."""
+    """Lets a consumer's exception escape from feed, as a router that never expects a plug-in to fail.
+
+    Feed raises, so it breaks CORE-EVT-2 as well."""
 
     def feed(self, event: object) -> list[Outcome]:
         outcomes = super().feed(event)
@@ -538,7 +546,9 @@ class _DeltaEndsLine(PatchParser):
 
 
 class PatchDeltaEndsLine(CustomTools):
-    """Parses each input delta as if it ended a line: a delta that cuts a line in two breaks the patch."""
+    """Parses each input delta as if it ended a line: a delta that cuts a line in two breaks the patch.
+
+    So its finish rejects a complete patch whose deltas cut a line: CUSTOM-PATCH-5 as well."""
 
     replaces = (Patch, _patch_parsing_with(_DeltaEndsLine))
 
@@ -550,7 +560,9 @@ class _DropsPartialLine(PatchParser):
 
 
 class PatchDropsLastLine(CustomTools):
-    """Never parses the text after the input's last newline: a patch without a final one loses a line."""
+    """Never parses the text after the input's last newline: a patch without a final one loses a line.
+
+    So its finish rejects a complete patch without a final newline: CUSTOM-PATCH-5 as well."""
 
     replaces = (Patch, _patch_parsing_with(_DropsPartialLine))
 
@@ -715,21 +727,23 @@ class _JudgesStream(Patch):
 
 
 class PatchFinishJudgesStream(CustomTools):
-    """Judges at finish the patch it reassembled from the deltas, not the call's input, as Codex does."""
+    """Judges at finish the patch it reassembled from the deltas, not the call's input, as Codex does.
+
+    So its finish judges another text than the input the call runs: CUSTOM-FIN-7 as well."""
 
     replaces = (Patch, _JudgesStream)
 
 
 MUTANTS = [
-    mutant(ConsumerPerCall, "custom.consumer-per-call", "CUSTOM-SLOT-1", "CUSTOM-SLOT-5"),
+    mutant(ConsumerPerCall, "custom.consumer-per-call", "CUSTOM-SLOT-1", "CUSTOM-SLOT-5", "CUSTOM-SLOT-6"),
     mutant(MatchesToolByNameOnly, "custom.tool-by-name-only", "CUSTOM-SLOT-2"),
     mutant(KeepsSlotForToolWithoutConsumer, "custom.keeps-slot-for-tool-without-consumer", "CUSTOM-SLOT-6"),
     mutant(BindsCallWithoutCallId, "custom.binds-call-without-call-id", "CUSTOM-SLOT-7"),
     mutant(FunctionCallKeepsConsumer, "custom.function-call-keeps-consumer", "CUSTOM-SLOT-3"),
     mutant(AnyItemEmptiesSlot, "custom.any-item-empties-slot", "CUSTOM-SLOT-4"),
     mutant(RefusedAddedRebinds, "custom.refused-added-rebinds", "CUSTOM-SLOT-4"),
-    mutant(FirstConsumerStays, "custom.first-consumer-stays", "CUSTOM-SLOT-5"),
-    mutant(ConsumesRefusedDeltas, "custom.consumes-refused-deltas", "CUSTOM-DELTA-1"),
+    mutant(FirstConsumerStays, "custom.first-consumer-stays", "CUSTOM-SLOT-5", "CUSTOM-SLOT-6"),
+    mutant(ConsumesRefusedDeltas, "custom.consumes-refused-deltas", "CUSTOM-DELTA-1", "CUSTOM-DELTA-3"),
     mutant(ConsumesFunctionArguments, "custom.consumes-function-arguments", "CUSTOM-DELTA-1"),
     mutant(broken_routers.IgnoresCallIdFilter, "custom.consumes-every-call", "CUSTOM-DELTA-2"),
     mutant(FiltersOnlyExplicitCallId, "custom.filters-only-explicit-call-id", "CUSTOM-DELTA-2"),
@@ -748,7 +762,7 @@ MUTANTS = [
     mutant(ArgumentsDoneWithoutFinish, "custom.arguments-done-without-finish", "CUSTOM-FIN-6"),
     mutant(FinishesWithFirstSource, "custom.finishes-with-first-source", "CUSTOM-FIN-7"),
     mutant(FinishNamesTheAnnouncedCallId, "custom.finish-names-the-announced-call-id", "CUSTOM-FIN-8"),
-    mutant(ConsumerFailureEscapes, "custom.consumer-failure-escapes", "CUSTOM-FAIL-1"),
+    mutant(ConsumerFailureEscapes, "custom.consumer-failure-escapes", "CUSTOM-FAIL-1", "CORE-EVT-2"),
     mutant(KeepsFailedConsumer, "custom.keeps-failed-consumer", "CUSTOM-FAIL-2"),
     mutant(FailedConsumerCancelsCall, "custom.failed-consumer-cancels-call", "CUSTOM-FAIL-3"),
     mutant(FinishesAtEnd, "custom.finishes-at-end", "CUSTOM-END-1"),
@@ -761,8 +775,8 @@ MUTANTS = [
     mutant(RaiseOnlyAtFinish, "custom.raise-only-at-finish", "CUSTOM-CAT-5"),
     mutant(RaiseOnlyAtConsume, "custom.raise-only-at-consume", "CUSTOM-CAT-7"),
     mutant(NoPatchConsumer, "custom.no-patch-consumer", "CUSTOM-CAT-6"),
-    mutant(PatchDeltaEndsLine, "custom.patch-delta-ends-line", "CUSTOM-PATCH-1"),
-    mutant(PatchDropsLastLine, "custom.patch-drops-last-line", "CUSTOM-PATCH-1"),
+    mutant(PatchDeltaEndsLine, "custom.patch-delta-ends-line", "CUSTOM-PATCH-1", "CUSTOM-PATCH-5"),
+    mutant(PatchDropsLastLine, "custom.patch-drops-last-line", "CUSTOM-PATCH-1", "CUSTOM-PATCH-5"),
     mutant(PatchTakesUpdateWithoutChange, "custom.patch-takes-update-without-change", "CUSTOM-PATCH-2"),
     mutant(PatchTrimsUpdateLines, "custom.patch-trims-update-lines", "CUSTOM-PATCH-2"),
     mutant(PatchIgnoresTextAfterEnd, "custom.patch-ignores-text-after-end", "CUSTOM-PATCH-2"),
@@ -772,7 +786,7 @@ MUTANTS = [
     mutant(PatchThrottleStrict, "custom.patch-throttle-strict", "CUSTOM-PATCH-4"),
     mutant(PatchDropsThrottledChange, "custom.patch-drops-throttled-change", "CUSTOM-PATCH-4"),
     mutant(PatchResendsUnchanged, "custom.patch-resends-unchanged", "CUSTOM-PATCH-4"),
-    mutant(PatchFinishJudgesStream, "custom.patch-finish-judges-stream", "CUSTOM-PATCH-5"),
+    mutant(PatchFinishJudgesStream, "custom.patch-finish-judges-stream", "CUSTOM-PATCH-5", "CUSTOM-FIN-7"),
     mutant(PatchTakesMissingEnd, "custom.patch-takes-missing-end", "CUSTOM-PATCH-5"),
     mutant(PatchPreviewsPastError, "custom.patch-previews-past-error", "CUSTOM-PATCH-6"),
     mutant(broken_routers.BuildsCallFromBuffer, "custom.call-from-consumer-buffer", "CUSTOM-EXEC-1"),

@@ -71,7 +71,10 @@ class _KeepsCallsToItself(Executor):
 
 
 class KeepsCallsToItself(Execution):
-    """Keeps the router's tool.call to itself, passing on only what it decided about the call."""
+    """Keeps the router's tool.call to itself, passing on only what it decided about the call.
+
+    So the application is handed no call at all: on a core vector it breaks CORE-CALL-2 (CORE-CALLTYPE-1
+    for a call of the catalogue) as well."""
 
     executor = _KeepsCallsToItself
 
@@ -759,7 +762,9 @@ class _AuditsDeltas(Executor):
 
 
 class AuditsDeltas(Execution):
-    """Records a call's arguments as its deltas spelled them, not as the router's tool.call gives them."""
+    """Records a call's arguments as its deltas spelled them, not as the router's tool.call gives them.
+
+    Deltas that split a surrogate pair cannot be recorded, and feed raises: CORE-EVT-2 as well."""
 
     executor = _AuditsDeltas
 
@@ -776,7 +781,7 @@ class AuditsThisProcessOnly(Execution):
 
 
 MUTANTS = [
-    mutant(KeepsCallsToItself, "exec.keeps-calls-to-itself", "EXEC-FLOW-1"),
+    mutant(KeepsCallsToItself, "exec.keeps-calls-to-itself", "EXEC-FLOW-1", "CORE-CALL-2", "CORE-CALLTYPE-1"),
     mutant(ExecutionBeforeItsCause, "exec.execution-before-its-cause", "EXEC-FLOW-3"),
     mutant(RecordsRouterErrors, "exec.records-router-errors", "EXEC-FLOW-2"),
     mutant(NoReadyWithoutApproval, "exec.no-ready-without-approval", "EXEC-STATE-1"),
@@ -789,7 +794,7 @@ MUTANTS = [
     mutant(ApprovalByServer, "exec.approval-by-server", "EXEC-CALLTYPE-3"),
     mutant(ChecksFunctionsOnly, "exec.checks-functions-only", "EXEC-CALLTYPE-4"),
     mutant(ApprovalAsDeclared, "exec.approval-as-declared", "EXEC-CALLTYPE-2"),
-    mutant(broken_executors.NoValidation, "exec.no-validation", "EXEC-CHECK-2"),
+    mutant(broken_executors.NoValidation, "exec.no-validation", "EXEC-CHECK-2", "EXEC-CHECK-4"),
     mutant(PointsAtParent, "exec.points-at-parent", "EXEC-CHECK-5"),
     mutant(PointerUnescaped, "exec.pointer-unescaped", "EXEC-CHECK-5"),
     mutant(IgnoresPermission, "exec.ignores-permission", "EXEC-CHECK-3"),
@@ -801,7 +806,15 @@ MUTANTS = [
     mutant(ResultDropped, "exec.result-dropped", "EXEC-RUN-1"),
     mutant(FailingToolSucceeds, "exec.failing-tool-succeeds", "EXEC-RUN-3"),
     mutant(PendingToolSucceeds, "exec.pending-tool-succeeds", "EXEC-RUN-2"),
-    mutant(broken_executors.ForgetsAtRestart, "exec.forgets-at-restart", "EXEC-ONCE-1", "EXEC-RESTART-1"),
+    mutant(
+        broken_executors.ForgetsAtRestart,
+        "exec.forgets-at-restart",
+        "EXEC-ONCE-1",
+        "EXEC-RESTART-1",
+        "EXEC-RESTART-2",
+        "EXEC-RESTART-3",
+        "EXEC-AUDIT-2",
+    ),
     mutant(DuplicateIgnored, "exec.duplicate-ignored", "EXEC-ONCE-2"),
     mutant(CancelLeavesRunningCalls, "exec.cancel-leaves-running-calls", "EXEC-CANCEL-1"),
     mutant(CancelOnlyExistingCalls, "exec.cancel-only-existing-calls", "EXEC-CANCEL-2"),
@@ -823,6 +836,6 @@ MUTANTS = [
     mutant(ResumesCallsAwaitingApproval, "exec.resumes-calls-awaiting-approval", "EXEC-RESTART-3"),
     mutant(DefersRecovery, "exec.defers-recovery", "EXEC-RESTART-4"),
     mutant(RecoversReadyCallsFirst, "exec.recovers-ready-calls-first", "EXEC-RESTART-5"),
-    mutant(AuditsDeltas, "exec.audits-deltas", "EXEC-AUDIT-1"),
+    mutant(AuditsDeltas, "exec.audits-deltas", "EXEC-AUDIT-1", "CORE-EVT-2"),
     mutant(AuditsThisProcessOnly, "exec.audits-this-process-only", "EXEC-AUDIT-2"),
 ]

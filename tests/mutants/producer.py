@@ -238,6 +238,20 @@ class CallIdsNotCompared(Variant):
         pass
 
 
+class AfterErrorUnchecked(Unchecked):
+    """Never checks what follows an error event."""
+
+    rule = "PROD-LIFE-8"
+
+
+class AnyTerminalAfterError(Variant):
+    """Takes any terminal event after an error event, response.completed included."""
+
+    def _after_error(self, event_type: str) -> None:
+        if event_type not in terminal_types():
+            super()._after_error(event_type)
+
+
 class OutputIndexOrderUnchecked(Unchecked):
     """Never checks that items are announced at output indexes 0, 1, 2, ..."""
 
@@ -396,6 +410,8 @@ MUTANTS = [
     _checker(EventsAfterItemDoneSkipped, "prod.events-after-item-done-skipped", "PROD-ITEM-4"),
     _checker(ItemTypeUnchecked, "prod.item-type-unchecked", "PROD-ITEM-5"),
     _checker(CallIdsNotCompared, "prod.call-ids-not-compared", "PROD-ITEM-6"),
+    _checker(AfterErrorUnchecked, "prod.after-error-unchecked", "PROD-LIFE-8"),
+    _checker(AnyTerminalAfterError, "prod.any-terminal-after-error", "PROD-LIFE-8"),
     _checker(PartOrderUnchecked, "prod.part-order-unchecked", "PROD-PART-1"),
     _checker(OpenPartAtItemDoneAllowed, "prod.open-part-at-item-done-allowed", "PROD-PART-1"),
     _checker(TextOutsidePartAllowed, "prod.text-outside-part-allowed", "PROD-PART-2"),

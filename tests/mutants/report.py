@@ -16,7 +16,7 @@ from typing import Any
 from streamroute.conformance.requirements import Requirement, read_requirements
 from streamroute.conformance.schemas import SPEC_DIR
 
-from . import Mutant, all_mutants, bundled_vectors, killers
+from . import Mutant, all_mutants, bundled_vectors, code_mutants, killers
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 COVERAGE = DOCS / "coverage.md"
@@ -77,6 +77,7 @@ class Coverage:
         lines += [self._summary(profile) for profile in self.profiles]
         for profile in self.profiles:
             lines += self._section(profile)
+        lines += ["", *code_mutants_section()]
         return "\n".join(lines) + "\n"
 
     def _summary(self, profile: str) -> str:
@@ -112,10 +113,12 @@ class Coverage:
     def _fuzz_line(self) -> str:
         if self.fuzz is None:
             return "Found by the fuzzer: not measured (docs/coverage-fuzz.json is absent)."
+        seeds = self.fuzz["seeds"]
+        found = ", ".join(f"{self.fuzz['found'][str(seed)]} with seed {seed}" for seed in seeds)
         return (
             "Found by the fuzzer: whether `streamroute fuzz` alone, with no vector, tells the mutant from"
-            f" the reference (docs/coverage-fuzz.json: seed {self.fuzz['seed']},"
-            f" {self.fuzz['examples']} streams per mutant)."
+            f" the reference under every seed (docs/coverage-fuzz.json: seeds {', '.join(map(str, seeds))},"
+            f" {self.fuzz['examples']} streams per mutant; of {self.fuzz['total']}: {found})."
         )
 
     def _measured(self, mutant: Mutant) -> dict[str, Any] | None:
@@ -125,15 +128,103 @@ class Coverage:
         measured = self._measured(mutant)
         if measured is None:
             return "not measured"
-        if not measured["found"]:
-            return "no"
-        return f"yes: {_cell(measured['by'])}" if measured.get("by") else "yes"
+        if measured["found"]:
+            return f"yes: {_cell(measured['by'])}"
+        seeds = [seed for seed, by in measured["seeds"].items() if by is not None]
+        return f"with seed {', '.join(seeds)} only: {_cell(measured['by'])}" if seeds else "no"
 
     def _found_count(self, mutants: list[Mutant]) -> str:
         measured = [entry for entry in map(self._measured, mutants) if entry is not None]
         if not measured:
             return "not measured"
         return f"{sum(1 for entry in measured if entry['found'])} of {len(measured)}"
+
+
+CODE_MUTANTS = """\
+## Code mutants
+
+mutmut {version} changes the code mechanically, one change a mutant (operators, constants,
+conditions, arguments, strings), and runs the bundled vectors on each under every adapter named
+below, in process (`tox -e code-mutants`, nightly; tests/mutants/code_mutants.py). A mutant some
+vector fails is *killed* (a hang counts: it errors the vector at its deadline). Each one no vector
+kills has one entry in [tests/mutants/code-mutants.yaml](../tests/mutants/code-mutants.yaml):
+*equivalent* (why no stream can tell it from the code), a *limitation* (what the suite does not
+check, and why), or *killed by a new vector* (the vector added for it, which alone kills it). The
+kill rate counts the mutants that are not equivalent; it must be at least {least:.0%}.
+"""
+
+
+def code_mutants_section() -> list[str]:
+    """The section of the code mutants (tests/mutants/code_mutants.py): the last run, from
+    docs/code-mutants.json, held against the triage."""
+    results = code_mutants.read_results()
+    if results is None:
+        return [
+            "## Code mutants",
+            "",
+            "Not measured (docs/code-mutants.json is absent): `tox -e code-mutants`.",
+        ]
+    entries, _ = code_mutants.read_triage()
+    titles = {target.name: target.title for target in code_mutants.targets()}
+    lines = [CODE_MUTANTS.format(version=results["mutmut"], least=code_mutants.LEAST_KILL_RATE)]
+    header = (
+        "code",
+        "mutants run",
+        "not run",
+        "killed",
+        "killed by a new vector",
+        "equivalent",
+        "limitations",
+    )
+    lines += [_row(*header, "not triaged", "kill rate", "cost"), _row(*["---"] * 10)]
+    for name, measured in results["targets"].items():
+        verdicts = code_mutants.judge(measured, [e for e in entries if e.target == name])
+        cost = f"{measured['wall_seconds'] / 60:.0f} min ({measured['cpu_seconds'] / 60:.0f} min of CPU)"
+        lines.append(
+            _row(
+                titles.get(name, name),
+                verdicts.total,
+                verdicts.not_run,
+                verdicts.killed,
+                verdicts.killed_by_new,
+                verdicts.equivalent,
+                verdicts.limitation,
+                len(verdicts.untriaged),
+                f"{verdicts.kill_rate:.1%}",
+                cost,
+            )
+        )
+    lines += [
+        "",
+        "Cost: the run's wall-clock time, with the mutants at a time said below, and its CPU time. *Not run*:"
+        " the mutants a run stopped before reaching (mutmut runs the fast ones first).",
+    ]
+    for name, measured in results["targets"].items():
+        lines += ["", f"### {titles.get(name, name)}", ""]
+        adapters = ", ".join(f"`{adapter}`" for adapter in measured["adapters"])
+        lines += [f"Adapters: {adapters}. Mutants at a time: {measured['workers']}."]
+        if measured["only_covered_lines"]:
+            lines += [
+                "Only the lines the vectors reach are mutated: the fault branches are requirement mutants."
+            ]
+        lines += ["", _row("file", "function", "mutation", "triage"), _row(*["---"] * 4)]
+        own = [e for e in entries if e.target == name]
+        untriaged = code_mutants.judge(measured, own).untriaged
+        rows = [(e.mutation, _verdict(e)) for e in own] + [(m, "**not triaged**") for m in untriaged]
+        for mutation, verdict in sorted(rows, key=lambda row: row[0].describe()):
+            change = f"`{_cell(_one_line(mutation.before))}` → `{_cell(_one_line(mutation.after))}`"
+            lines.append(_row(mutation.file, f"`{mutation.function}`", change, verdict))
+    return lines
+
+
+def _verdict(entry: code_mutants.Entry) -> str:
+    if entry.verdict == "killed_by":
+        return f"killed by a new vector: `{entry.why}`"
+    return f"{entry.verdict}: {_cell(entry.why)}"
+
+
+def _one_line(code: str) -> str:
+    return " ⏎ ".join(code.splitlines()) or "(nothing)"
 
 
 def _row(*cells: object) -> str:
@@ -145,7 +236,7 @@ def _rule(columns: int) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def render() -> str:

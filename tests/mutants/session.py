@@ -61,7 +61,9 @@ class OneLane(Session):
 
 
 class NewestTurnFirst(Session):
-    """Serves a lane's newest request first."""
+    """Serves a lane's newest request first.
+
+    A lost connection ends its turns newest first too: SESSION-CONN-1 as well."""
 
     def _head(self, lane: Lane) -> Turn | None:
         return next((turn for turn in reversed(self._turns) if turn.lane == lane), None)
@@ -105,7 +107,9 @@ class LaneLeftUnnamed(Session):
 
 
 class NamesTheLanesLastResponse(Session):
-    """Names a turn whose response has not begun after the response its lane had last."""
+    """Names a turn whose response has not begun after the response its lane had last.
+
+    A steer it commits names that response for its successor: SESSION-STEER-3 as well."""
 
     def _create(self, message: dict[str, Any]) -> list[Outcome]:
         outcomes = super()._create(message)
@@ -117,7 +121,9 @@ class NamesTheLanesLastResponse(Session):
 
 
 class OneRouterForTheConnection(Session):
-    """Routes every response of the connection with one core router."""
+    """Routes every response of the connection with one core router.
+
+    A steer committed by a later turn names another successor: SESSION-STEER-3 as well."""
 
     def __init__(self, tools: Tools) -> None:
         shared = Router()
@@ -125,7 +131,9 @@ class OneRouterForTheConnection(Session):
 
 
 class EndsTurnsOnlyAtClose(Session):
-    """Moves on to the lane's next turn at a terminal event, but says the turn's end only at close."""
+    """Moves on to the lane's next turn at a terminal event, but says the turn's end only at close.
+
+    A turn an error event ends is said ended at close too: SESSION-ERR-1 as well."""
 
     def _end_turn(self, turn: Turn) -> list[Outcome]:
         self._turns.remove(turn)
@@ -206,7 +214,10 @@ class IdleLaneErrorIsStray(Session):
 
 
 class LimitIsALaneError(Session):
-    """Reads websocket_connection_limit_reached as one more error of a lane."""
+    """Reads websocket_connection_limit_reached as one more error of a lane.
+
+    So the turns the limit ends end failed, not truncated as at the end of a connection: SESSION-CONN-1
+    as well."""
 
     def feed(self, entry: object) -> list[Outcome]:
         if isinstance(entry, dict) and entry.get("type") == "error" and self._connected:
@@ -263,7 +274,9 @@ class SendsWhileDown(Session):
 
 
 class ReconnectKeepsTheOldConnection(Session):
-    """Carries the lanes and responses of a lost connection over to the new one."""
+    """Carries the lanes and responses of a lost connection over to the new one.
+
+    A lane of the old connection is then no unknown lane: SESSION-LANE-3 as well."""
 
     def _step(self, step: dict[str, Any]) -> list[Outcome]:
         if step["control"] != "connect" or self._connected:
@@ -288,7 +301,9 @@ class SteersOnTheDefaultLane(Session):
 
 
 class AcceptsTheNewestSteer(Session):
-    """Gives an acknowledgement to the newest requested steer of its target."""
+    """Gives an acknowledgement to the newest requested steer of its target.
+
+    Its steers then commit in another order than they were sent: SESSION-STEER-3 as well."""
 
     def _acknowledged(self, target: str, steer_id: object, trigger: SteerTrigger) -> Steer | None:
         if trigger != "accept":
@@ -298,7 +313,10 @@ class AcceptsTheNewestSteer(Session):
 
 
 class AcceptanceIsACommit(Session):
-    """Takes response.steer.accepted for the commit: the input is applied."""
+    """Takes response.steer.accepted for the commit: the input is applied.
+
+    A successor of the steered response then finds no steer accepted and begins no turn: SESSION-TURN-5
+    as well."""
 
     def _move(self, steer: Steer, trigger: SteerTrigger, fields: dict[str, Any]) -> Outcome:
         if trigger == "accept":
@@ -441,29 +459,44 @@ MUTANTS = [
     mutant(SendsReachTheTurn, "session.sends-reach-the-turn", "SESSION-STEP-1"),
     mutant(SkipsMalformedEntries, "session.skips-malformed-entries", "SESSION-STEP-2"),
     mutant(OneLane, "session.one-lane", "SESSION-LANE-1"),
-    mutant(NewestTurnFirst, "session.newest-turn-first", "SESSION-LANE-2"),
+    mutant(NewestTurnFirst, "session.newest-turn-first", "SESSION-LANE-2", "SESSION-CONN-1"),
     mutant(AdoptsUnknownLanes, "session.adopts-unknown-lanes", "SESSION-LANE-3"),
     mutant(StartsATurnForAnyEvent, "session.starts-a-turn-for-any-event", "SESSION-LANE-4"),
     mutant(LaneLeftUnnamed, "session.lane-left-unnamed", "SESSION-TURN-1"),
-    mutant(NamesTheLanesLastResponse, "session.names-the-lanes-last-response", "SESSION-TURN-6"),
-    mutant(OneRouterForTheConnection, "session.one-router-for-the-connection", "SESSION-TURN-2"),
-    mutant(EndsTurnsOnlyAtClose, "session.ends-turns-only-at-close", "SESSION-TURN-3"),
+    mutant(
+        NamesTheLanesLastResponse,
+        "session.names-the-lanes-last-response",
+        "SESSION-TURN-6",
+        "SESSION-STEER-3",
+    ),
+    mutant(
+        OneRouterForTheConnection,
+        "session.one-router-for-the-connection",
+        "SESSION-TURN-2",
+        "SESSION-STEER-3",
+    ),
+    mutant(EndsTurnsOnlyAtClose, "session.ends-turns-only-at-close", "SESSION-TURN-3", "SESSION-ERR-1"),
     mutant(EndsTurnsAgainWhenLost, "session.ends-turns-again-when-lost", "SESSION-TURN-4"),
     mutant(NoAutomaticSuccessor, "session.no-automatic-successor", "SESSION-TURN-5"),
     mutant(WarmUpIsNoTurn, "session.warm-up-is-no-turn", "SESSION-TURN-7"),
     mutant(SequentialServerUnknown, "session.sequential-server-unknown", "SESSION-LANE-6"),
     mutant(ErrorsEndNoTurn, "session.errors-end-no-turn", "SESSION-ERR-1"),
     mutant(IdleLaneErrorIsStray, "session.idle-lane-error-is-stray", "SESSION-ERR-2"),
-    mutant(LimitIsALaneError, "session.limit-is-a-lane-error", "SESSION-LIMIT-1"),
+    mutant(LimitIsALaneError, "session.limit-is-a-lane-error", "SESSION-LIMIT-1", "SESSION-CONN-1"),
     mutant(LostTurnsFail, "session.lost-turns-fail", "SESSION-CONN-1"),
     mutant(RoutesAfterDisconnect, "session.silent-after-disconnect", "SESSION-CONN-2"),
     mutant(SilentWhenTheClientCloses, "session.silent-when-the-client-closes", "SESSION-CONN-3"),
     mutant(ClosesAnEndedConnection, "session.closes-an-ended-connection", "SESSION-CONN-6"),
     mutant(SendsWhileDown, "session.sends-while-down", "SESSION-CONN-4"),
-    mutant(ReconnectKeepsTheOldConnection, "session.reconnect-keeps-the-old-connection", "SESSION-CONN-5"),
+    mutant(
+        ReconnectKeepsTheOldConnection,
+        "session.reconnect-keeps-the-old-connection",
+        "SESSION-CONN-5",
+        "SESSION-LANE-3",
+    ),
     mutant(SteersOnTheDefaultLane, "session.steers-on-the-default-lane", "SESSION-STEER-1"),
-    mutant(AcceptsTheNewestSteer, "session.accepts-the-newest-steer", "SESSION-STEER-2"),
-    mutant(AcceptanceIsACommit, "session.acceptance-is-a-commit", "SESSION-STEER-3"),
+    mutant(AcceptsTheNewestSteer, "session.accepts-the-newest-steer", "SESSION-STEER-2", "SESSION-STEER-3"),
+    mutant(AcceptanceIsACommit, "session.acceptance-is-a-commit", "SESSION-STEER-3", "SESSION-TURN-5"),
     mutant(PendingIsAFailure, "session.pending-is-a-failure", "SESSION-STEER-4"),
     mutant(FailuresNeedAnId, "session.failures-need-an-id", "SESSION-STEER-5"),
     mutant(SuccessorFailureIsUnknown, "session.successor-failure-is-unknown", "SESSION-STEER-5"),

@@ -113,7 +113,9 @@ class _KeepsSpace(LineByLine):
 
 
 class KeepsSpaceAfterColon(Sse):
-    """Takes a data value as it follows the colon, leading space included: `data: [DONE]` is no sentinel."""
+    """Takes a data value as it follows the colon, leading space included: `data: [DONE]` is no sentinel.
+
+    So a stream's `[DONE]` produces an outcome: SSE-DATA-3 as well."""
 
     decoder = _KeepsSpace
 
@@ -139,7 +141,9 @@ class _DataByPrefix(LineByLine):
 
 
 class DataFieldByPrefix(Sse):
-    """Takes every field whose name starts with `data` for a data line: `datas:` too."""
+    """Takes every field whose name starts with `data` for a data line: `datas:` too.
+
+    So an event's data holds a line that is no data line: SSE-FIELD-3 as well."""
 
     decoder = _DataByPrefix
 
@@ -254,7 +258,9 @@ class ObjectsOnly(Sse):
 
 
 class BadDataEndsStream(Sse):
-    """Stops routing at the first data that is not JSON, taking the stream for broken."""
+    """Stops routing at the first data that is not JSON, taking the stream for broken.
+
+    So it ends the stream at data that only begins with `[DONE]`: SSE-DATA-6 as well (spec/core.md 12.5)."""
 
     broken = False
 
@@ -295,11 +301,16 @@ MUTANTS = [
     mutant(broken_decoders.KeepsBom, "sse.keeps-bom", "SSE-LINE-2"),
     mutant(StripsEveryBom, "sse.strips-every-bom", "SSE-LINE-2"),
     mutant(broken_decoders.IgnoresCr, "sse.ignores-cr", "SSE-LINE-3"),
-    mutant(broken_decoders.ForgetsCrBetweenChunks, "sse.crlf-across-reads-is-two-lines", "SSE-LINE-3"),
+    mutant(
+        broken_decoders.ForgetsCrBetweenChunks,
+        "sse.crlf-across-reads-is-two-lines",
+        "SSE-LINE-3",
+        "SSE-CHUNK-1",
+    ),
     mutant(DataInComment, "sse.data-in-comment", "SSE-FIELD-1"),
-    mutant(KeepsSpaceAfterColon, "sse.keeps-space-after-colon", "SSE-FIELD-2"),
+    mutant(KeepsSpaceAfterColon, "sse.keeps-space-after-colon", "SSE-FIELD-2", "SSE-DATA-3"),
     mutant(FieldNamesAnyCase, "sse.field-names-any-case", "SSE-FIELD-2"),
-    mutant(DataFieldByPrefix, "sse.data-field-by-prefix", "SSE-FIELD-2"),
+    mutant(DataFieldByPrefix, "sse.data-field-by-prefix", "SSE-FIELD-2", "SSE-FIELD-3"),
     mutant(broken_decoders.JoinsDataWithoutLf, "sse.joins-data-without-lf", "SSE-FIELD-3"),
     mutant(KeepsLastDataLine, "sse.keeps-last-data-line", "SSE-FIELD-3"),
     mutant(broken_decoders.RoutesByEventLine, "sse.routes-by-event-line", "SSE-FIELD-4"),
@@ -313,8 +324,8 @@ MUTANTS = [
     mutant(broken_decoders.WaitsForLf, "sse.waits-for-lf", "SSE-CHUNK-2"),
     mutant(AcceptsNanAndInfinity, "sse.accepts-nan-and-infinity", "SSE-DATA-1"),
     mutant(ObjectsOnly, "sse.objects-only", "SSE-DATA-1"),
-    mutant(broken_decoders.StopsAtBadData, "sse.stops-at-bad-data", "SSE-DATA-2"),
-    mutant(BadDataEndsStream, "sse.bad-data-ends-stream", "SSE-DATA-2"),
+    mutant(broken_decoders.StopsAtBadData, "sse.stops-at-bad-data", "SSE-DATA-2", "CORE-EVT-2"),
+    mutant(BadDataEndsStream, "sse.bad-data-ends-stream", "SSE-DATA-2", "SSE-DATA-6"),
     mutant(broken_decoders.DoesNotKnowDone, "sse.does-not-know-done", "SSE-DATA-3", "SSE-DATA-4"),
     mutant(DoneClosesRouter, "sse.done-closes-router", "SSE-DATA-5"),
     mutant(DoneByPrefix, "sse.done-by-prefix", "SSE-DATA-6"),
