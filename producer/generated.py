@@ -43,7 +43,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from streamroute.conformance.event_types import event_types, lifecycle_types, terminal_types
-from streamroute.reference.sse import DONE
+from streamroute.wire.event_stream import DONE
 
 from .checker import Format
 
