@@ -366,7 +366,7 @@ def stopped_expectation(
 def _not_handed_over(want: dict[str, Any]) -> dict[str, Any]:
     if want["kind"] != "tool.call":
         return want
-    names = {name: want[name] for name in ("at", "item_id", "call_id") if name in want}
+    names: dict[str, Any] = {name: want[name] for name in ("at", "item_id", "call_id") if name in want}
     return {**names, "kind": "tool.error", "code": "incomplete"}
 
 

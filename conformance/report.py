@@ -155,6 +155,28 @@ def write_text(path: Path, text: str, what: str) -> None:
         raise ReportError(f"cannot write the {what}: {exc}") from exc
 
 
+def read_lines(path: Path, schema: str, what: str, error: type[Exception]) -> list[dict[str, Any]]:
+    """The lines of a JSON-lines report, each valid against `schema`; else `error`, naming the file,
+    the line and what is wrong with it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"cannot read the {what} {path}: {exc}") from None
+    lines: list[dict[str, Any]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        try:
+            data = loads(line)
+        except TooDeep as exc:
+            raise error(f"{path}:{number}: not a {what} line: it {exc}") from None
+        except ValueError as exc:
+            raise error(f"{path}:{number}: not JSON: {exc}") from None
+        problem = first_error(schema, data)
+        if problem is not None:
+            raise error(f"{path}:{number}: not a {what} line: {problem}")
+        lines.append(data)
+    return lines
+
+
 @dataclass(frozen=True)
 class Report:
     header: dict[str, Any]
@@ -164,22 +186,7 @@ class Report:
 
     @classmethod
     def load(cls, path: Path) -> Report:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ReportError(f"cannot read the report: {exc}") from exc
-        lines: list[dict[str, Any]] = []
-        for number, line in enumerate(text.splitlines(), 1):
-            try:
-                data = loads(line)
-            except TooDeep as exc:
-                raise ReportError(f"{path}:{number}: not a report line: it {exc}") from None
-            except ValueError as exc:
-                raise ReportError(f"{path}:{number}: not JSON: {exc}") from None
-            problem = first_error(REPORT, data)
-            if problem is not None:
-                raise ReportError(f"{path}:{number}: not a report line: {problem}")
-            lines.append(data)
+        lines = read_lines(path, REPORT, "report", ReportError)
         kinds = [line["line"] for line in lines]
         if not kinds or kinds[0] != "header" or "header" in kinds[1:]:
             raise ReportError(f"{path}: a report starts with its one header line")

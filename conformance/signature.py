@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .attribution import Difference
+from .differences import Difference
 
 _PLAIN = re.compile(r"[A-Za-z0-9_.:/-]+")
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from streamroute.conformance.limits import MAX_MESSAGE_CHARS, clip
+from streamroute.conformance.report import read_lines
 from streamroute.conformance.results import Status
-from streamroute.conformance.schemas import first_error
 
 from .probe import Probe, ScenarioResult
 
@@ -82,20 +82,7 @@ def write_report(path: Path, records: Sequence[Record]) -> None:
 
 def read_report(path: Path) -> list[Record]:
     """A probe report's records, each valid against its schema; ProbeReportError if one is not."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProbeReportError(f"cannot read the probe report {path}: {exc}") from None
-    records = []
-    for number, line in enumerate(lines, 1):
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            raise ProbeReportError(f"{path}: line {number} is not JSON: {exc}") from None
-        problem = first_error(PROBE_REPORT, record)
-        if problem is not None:
-            raise ProbeReportError(f"{path}: line {number} is no probe report line: {problem}")
-        records.append(record)
+    records = read_lines(path, PROBE_REPORT, "probe report", ProbeReportError)
     if not records or records[0]["line"] != "header" or records[-1]["line"] != "footer":
         raise ProbeReportError(f"{path}: a probe report begins with its header and ends with its footer")
     return records

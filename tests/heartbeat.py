@@ -38,10 +38,17 @@ class Heartbeat:
         )
         self._ticking = contextlib.ExitStack()
 
+    def pytest_sessionstart(self) -> None:
+        self._ticking.enter_context(self.progress.ticking())
+
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.progress.total = len(session.items)
-        self._ticking.enter_context(self.progress.ticking())
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, ids: list[str]) -> None:
+        """Under xdist the workers collect, each all the tests: the controller collects none."""
+        self.progress.total = len(ids)
 
     def pytest_sessionfinish(self) -> None:
         self._ticking.close()

@@ -434,9 +434,9 @@ def test_the_execution_profile_has_at_least_thirty_vectors(bundled: list[Vector]
     assert set(controls) == {"cancel", "approve", "deny", "restart", "audit", "supply"}
 
 
-def test_the_readme_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    code = readme.split("## Executing calls safely", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+def test_the_profiles_page_executor_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "profiles.md").read_text(encoding="utf-8")
+    code = page.split("## Executing calls safely", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
     item = {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "get_weather"}
     stream = [
         {"type": "response.created", "response": {"id": "resp_1"}},

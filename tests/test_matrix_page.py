@@ -2,7 +2,7 @@
 page as headless Chromium renders it, checked against the JSON Lines reports it was made from.
 
 The browser test is slow and needs Chromium (Debian's `chromium`); with STREAMROUTE_MATRIX_PNG=write
-(`tox -e matrix` sets it) it also writes the screenshot the README shows, docs/matrix.png."""
+(`tox -e matrix` sets it) it also writes the screenshot docs/the-matrix.md shows, docs/matrix.png."""
 
 from __future__ import annotations
 

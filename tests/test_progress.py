@@ -173,6 +173,17 @@ def test_the_readmes_test_command_keeps_talking() -> None:
     assert PERIOD + TICK < 30
 
 
+def test_under_xdist_the_total_is_what_a_worker_collected() -> None:
+    """The controller collects nothing: the count comes from a worker's collection."""
+    clock, out = Clock(), io.StringIO()
+    beat = Heartbeat(out, "py", whole_lines=True, clock=clock)
+    beat.pytest_xdist_node_collection_finished(["tests/test_a.py::test_one", "tests/test_a.py::test_two"])
+    beat.pytest_runtest_logstart("tests/test_a.py::test_one")
+    clock.now += PERIOD
+    beat.progress.tick()
+    assert out.getvalue() == "py: 0 of 2 tests; running tests/test_a.py::test_one for 20 s\n"
+
+
 def test_off_tox_a_line_of_the_tests_progress_starts_a_line_of_its_own() -> None:
     clock, out = Clock(), io.StringIO()
     beat = Heartbeat(out, "tests", whole_lines=False, clock=clock)

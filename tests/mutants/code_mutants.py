@@ -380,12 +380,29 @@ def only_prose_changes(mutation: Mutation) -> bool:
     except (tokenize.TokenError, SyntaxError):
         return False
     offsets = [0, *itertools.accumulate(len(line) for line in before.splitlines(keepends=True))]
+    for first, last in _string_spans(tokens, offsets):
+        if first <= start and end <= last:
+            return bool(_PROSE.search(before[first:last]))
+    return False
+
+
+# Python 3.12 tokenizes an f-string as pieces (PEP 701); before, as one STRING token.
+_FSTRING_START = getattr(tokenize, "FSTRING_START", None)
+_FSTRING_END = getattr(tokenize, "FSTRING_END", None)
+
+
+def _string_spans(tokens: Iterable[tokenize.TokenInfo], offsets: list[int]) -> Iterator[tuple[int, int]]:
+    """Where each string literal of the tokens starts and ends, an f-string whole."""
+    opened: list[int] = []  # the starts of the f-strings open, nested ones last
     for token in tokens:
         first = offsets[token.start[0] - 1] + token.start[1]
         last = offsets[token.end[0] - 1] + token.end[1]
-        if token.type == tokenize.STRING and first <= start and end <= last:
-            return bool(_PROSE.search(token.string))
-    return False
+        if token.type == _FSTRING_START:
+            opened.append(first)
+        elif token.type == _FSTRING_END:
+            yield opened.pop(), last
+        elif token.type == tokenize.STRING:
+            yield first, last
 
 
 def draft(untriaged: Iterable[Mutation]) -> str:
