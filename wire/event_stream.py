@@ -26,12 +26,13 @@ event is dispatched as soon as the byte ending its blank line arrives (SSE-CHUNK
 discarded (SSE-EVENT-2).
 
 The speed seam: nearly every event of a Responses stream is *plain*, an optional `event:`
-line, one `data:` line holding one JSON value, a blank line. Given a `plain` route,
-`EventRules.take` reads such an event's value where it lies in the text and hands that parsed
-value to `plain`, which is what dispatching the event and parsing its data with `loads_strict`
-would give one after the other; at the first line that is anything else, the rules take over
-until the next event begins. `Decoder.dispatch` offers both; tests/test_sse.py holds them equal
-on every bundled and generated stream.
+line, one `data:` line holding one JSON value, a blank line. While `Decoder.plain` is set,
+`EventRules.take` reads such an event's value where it lies in the text (one pattern matches
+its lines, one scan parses its value) and hands it to `plain`, which is what dispatching the
+event and parsing its data with `loads_strict` would give one after the other; at the first
+line that is anything else, the rules take over until the next event begins. Both answer
+through the same `Decoder.dispatch`; tests/test_sse.py holds them equal on every bundled and
+generated stream.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ from .strict_json import scan_value
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 # A line break followed by another: the end of a blank line. A CR followed by LF is one break.
 _BLANK = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)")
+# The lines of a plain event before its value: an `event:` line or none, and `data:` with the
+# one space `_field` skips (the speed seam; tests/test_sse.py holds it to the rules).
 _PLAIN_HEAD = re.compile(r"(?:event:[^\n]*\n)?data: ?")
 SPILL_BYTES = 1 << 16  # an unfinished line longer than this many bytes is decoded as it comes
 # SSE-LIMIT-1: the most bytes of one event's lines, line ends not counted, that a decoder holds.
