@@ -165,14 +165,12 @@ class Receiver:
         line = self._line
         end = run.rfind(b"\n") + 1  # the complete lines are run[:end]
         with memoryview(run) as view:
-            start, long_line = 0, ""
+            start = 0
             if self._spilled:  # the end of a long line
                 start = run.find(b"\n") + 1
                 line += view[: start - 1]
                 self._spilled.append(self._utf8.decode(line, True))
                 line.clear()
-                long_line = "".join(self._spilled) + "\n"
-                self._spilled.clear()
             if line:
                 line += view[start:end]
                 text = self._text(line)
@@ -185,7 +183,11 @@ class Receiver:
             text = text.removeprefix("\ufeff")  # SSE-LINE-2: one byte order mark, there only
             if text == "\n":  # a blank line, once its byte order mark is gone
                 self._size = 0
-        received.append(long_line + text if long_line else text)
+        if self._spilled:  # the long line and the lines after it, joined once
+            self._spilled += ("\n", text)
+            text = "".join(self._spilled)
+            self._spilled.clear()
+        received.append(text)
         self._spill()
 
     def _text(self, lines: bytes | bytearray | memoryview) -> str:
