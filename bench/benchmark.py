@@ -92,9 +92,9 @@ from streamroute.conformance.options import DEFAULT_ADAPTER
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.vectors import SUFFIX, read_yaml
 from streamroute.reference.consumers import consumers_for
-from streamroute.reference.fields import loads_strict, scan_value
 from streamroute.reference.router import Router
 from streamroute.reference.sse import ByteRouter
+from streamroute.wire.strict_json import loads_strict, scan_value
 
 READ_SIZE = 16 * 1024  # bytes per network read fed to the decoder
 MEMORY_CALLS = 16  # the memory stream's calls: 640 KiB of arguments each, under CORE-LIMIT-1

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from enum import Enum
 from typing import Any
 
+from streamroute.wire.strict_json import STRICT, not_json
+
 KiB = 1 << 10
 MiB = 1 << 20
 
@@ -96,18 +98,10 @@ class TooDeep(ValueError):
     """JSON text that is JSON, but nested deeper than MAX_JSON_DEPTH."""
 
 
-def _not_json(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-# One decoder for every call (the harness's own: it reads what implementations write).
-_STRICT = json.JSONDecoder(parse_constant=_not_json)
-
-
 def loads(text: str) -> Any:
     """JSON text as RFC 8259 defines it (`NaN` and `Infinity` are not JSON), nested at most
     MAX_JSON_DEPTH levels: the value, or ValueError saying what is wrong (TooDeep for that)."""
-    return _decoded(_STRICT, text)
+    return _decoded(STRICT, text)
 
 
 def loads_noting_duplicates(text: str) -> tuple[Any, list[str]]:
@@ -126,7 +120,7 @@ def loads_noting_duplicates(text: str) -> tuple[Any, list[str]]:
                 seen.add(name)
         return value
 
-    return _decoded(json.JSONDecoder(parse_constant=_not_json, object_pairs_hook=members), text), repeated
+    return _decoded(json.JSONDecoder(parse_constant=not_json, object_pairs_hook=members), text), repeated
 
 
 def _decoded(decoder: json.JSONDecoder, text: str) -> Any:

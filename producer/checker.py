@@ -7,9 +7,9 @@ per item its type, output index, parts and texts. Every violation names the
 event's index (or the end of the stream) and the requirement.
 
 This is a producer tool, not part of the harness that tests implementations:
-it decodes SSE with the reference decoder (streamroute.reference.sse), which
-passes every `sse` vector under every cut, rather than with any
-implementation under test.
+it decodes SSE with the decoder the reference routes through
+(streamroute.wire.event_stream), which passes every `sse` vector under every
+cut, rather than with any implementation under test.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any, Literal
 from streamroute.conformance.event_types import EventType, event_types
 from streamroute.conformance.limits import TooDeep, loads, loads_noting_duplicates
 from streamroute.conformance.schemas import EVENT, first_error
-from streamroute.reference.sse import DONE, MAX_EVENT_BYTES, Decoder
+from streamroute.wire.event_stream import DONE, MAX_EVENT_BYTES, Decoder
 
 Format = Literal["sse", "jsonl"]
 

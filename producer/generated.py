@@ -44,7 +44,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from streamroute.conformance.drivers import without_local_constants
 from streamroute.conformance.event_types import event_types, lifecycle_types, terminal_types
-from streamroute.reference.sse import DONE
+from streamroute.wire.event_stream import DONE
 
 from .checker import Format
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from streamroute.conformance.limits import TooDeep, loads
 from streamroute.conformance.schemas import EVENT, first_error
-from streamroute.reference.connection import (
+from streamroute.wire.session import (
     ACKNOWLEDGEMENTS,
     INJECTIONS,
     LIMIT_REACHED,

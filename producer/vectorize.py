@@ -51,7 +51,7 @@ from typing import Any
 from streamroute.conformance.arguments import Refused, read_arguments
 from streamroute.conformance.event_types import event_types, lifecycle_types, terminal_types
 from streamroute.conformance.limits import loads_noting_duplicates
-from streamroute.reference.connection import is_step
+from streamroute.wire.session import is_step
 
 from .checker import Captured, Format, check_events, guess_format, read_jsonl, read_sse
 

@@ -42,12 +42,21 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from streamroute.wire.session import (
+    ACKNOWLEDGEMENTS,
+    INJECTIONS,
+    LIMIT_REACHED,
+    SESSION_STEPS,
+    Acknowledgement,
+    is_step,
+)
+
 from .router import Router
 from .sse import EventRouter
 from .types import Outcome, error_outcome
 
 SteerState = Literal["requested", "accepted", "pending", "committed", "failed", "unknown"]
-SteerTrigger = Literal["accept", "hold", "commit", "fail", "lose"]
+SteerTrigger = Literal[Acknowledgement, "commit", "lose"]
 
 # state -> {trigger: next state}: spec/session.md section 6, kept equal by tests/test_session.py.
 TRANSITIONS: dict[SteerState, dict[SteerTrigger, SteerState]] = {
@@ -61,15 +70,7 @@ TRANSITIONS: dict[SteerState, dict[SteerTrigger, SteerState]] = {
 # The server may still own a steer in these states: sending its input again would be blind.
 UNSETTLED: frozenset[SteerState] = frozenset({"requested", "accepted", "pending", "unknown"})
 
-ACKNOWLEDGEMENTS: dict[str, SteerTrigger] = {
-    "response.steer.accepted": "accept",
-    "response.steer.pending": "hold",
-    "response.steer.failed": "fail",
-}
-# The server's answers to a `response.inject`: no turn's events, accounted for (SESSION-INJECT-2).
-INJECTIONS = frozenset({"response.inject.created", "response.inject.failed"})
 TERMINAL = frozenset({"completed", "failed", "incomplete"})  # lifecycle events that end a response
-LIMIT_REACHED = "websocket_connection_limit_reached"
 
 Reason = Literal["closed", "lost", "limit_reached"]
 SessionLanes = Literal["multiplexed", "sequential"]
@@ -104,12 +105,6 @@ class Steer:
             "steer_id": self.steer_id,
             **self.fields,
         }
-
-
-def is_step(entry: object) -> bool:
-    """A client step is an object with a string `control` and no `type`, as execution's control
-    steps are (spec/execution.md section 11)."""
-    return isinstance(entry, dict) and isinstance(entry.get("control"), str) and "type" not in entry
 
 
 def _error(code: str, message: str, lane: Lane = None) -> Outcome:
@@ -348,9 +343,6 @@ class Stream(Protocol):
     def feed(self, event: Any) -> list[Outcome]: ...
     def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]: ...
     def close(self) -> list[Outcome]: ...
-
-
-SESSION_STEPS = frozenset({"send", "disconnect", "connect"})
 
 
 class SessionOrStream:

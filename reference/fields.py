@@ -1,4 +1,4 @@
-"""Typed access to the fields of one decoded event, and strict JSON.
+"""Typed access to the fields of one decoded event, and the strict JSON of a call's arguments.
 
 Every accessor either returns a value of the promised type or raises
 `Violation`, so the router's handlers read fields without checking types
@@ -10,48 +10,18 @@ the common case first, with an exact type test (`type(value) is str` is
 cheaper than `isinstance`, and excludes `bool` from the integers for free),
 and leaves anything else to the general test after it, which decides it and
 names what is wrong. Both answer the same: tests/test_reference.py feeds
-each accessor every kind of JSON value. `scan_value` below is the other
-piece of speed: the JSON decoder's own scanner, called without the wrapping
-of `decode`.
+each accessor every kind of JSON value.
 """
 
 from __future__ import annotations
 
 import json
-import json.scanner
 import math
-from typing import Any, cast
+from typing import Any
+
+from streamroute.wire.strict_json import not_json
 
 from .types import JSONObject
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-# One decoder for every call: `json.loads` with an argument builds a new one each time.
-_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
-# The decoder's own scanner (C when available): `scan_value(text, index)` is the value
-# that starts at `index` and the index after it, without the whitespace skipping and the
-# checks that `decode` wraps around it. It raises StopIteration when no value starts
-# there, and ValueError or RecursionError as `decode` does. It decodes an event's payload
-# in about two thirds of the time `decode` takes. The scanner reads its options from the
-# decoder it is made of; typeshed declares that argument a scanner, hence the cast.
-scan_value = json.scanner.make_scanner(cast(Any, _STRICT))
-
-
-def loads_strict(text: str) -> Any:
-    """Parse JSON text as RFC 8259 defines it: `NaN` and `Infinity` are not JSON (ValueError).
-
-    A payload that is one value and nothing else, as events are, is scanned directly;
-    anything else (whitespace around the value, or not JSON at all) goes through the
-    decoder, which answers the same value or says what is wrong.
-    """
-    try:
-        value, end = scan_value(text, 0)
-    except StopIteration:
-        return _STRICT.decode(text)
-    return value if end == len(text) else _STRICT.decode(text)
 
 
 def _overflow(literal: str) -> ValueError:
@@ -94,7 +64,7 @@ def _unique_members(pairs: list[tuple[str, Any]]) -> JSONObject:
 # A call's arguments (CORE-CALL-3, -10, -11): strict JSON, and the two I-JSON (RFC 7493)
 # rules without which parsers disagree: unique member names, numbers a binary64 can hold.
 _ARGUMENTS = json.JSONDecoder(
-    parse_constant=_reject_constant,
+    parse_constant=not_json,
     parse_float=_finite_float,
     parse_int=_finite_int,
     object_pairs_hook=_unique_members,
@@ -102,8 +72,8 @@ _ARGUMENTS = json.JSONDecoder(
 
 
 def loads_arguments(text: str) -> Any:
-    """`loads_strict`, also refusing (ValueError) a member name repeated in one object and
-    a number that overflows a binary64."""
+    """`loads_strict` (streamroute.wire.strict_json), also refusing (ValueError) a member name
+    repeated in one object and a number that overflows a binary64."""
     return _ARGUMENTS.decode(text)
 
 

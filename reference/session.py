@@ -19,7 +19,8 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .connection import is_step
+from streamroute.wire.session import is_step
+
 from .executor import PENDING, Executor, Tool
 from .ledger import Record, SqliteLedger, State
 from .sse import ByteRouter

@@ -1,33 +1,41 @@
 """Deliberately broken SSE decoders: each makes one mistake hand-written parsers make.
 
-Each is the reference `ByteRouter` (or the `Decoder` it is given) with one
-behaviour changed, so it fails exactly the `sse` vectors that check that
+Each is the reference `ByteRouter` (or the receiver or the event rules of the
+`Decoder` it is given) with one behaviour changed, so it fails exactly the `sse` vectors that check that
 behaviour and passes the rest.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from streamroute.reference import Outcome, Router
-from streamroute.reference.sse import DONE, ByteRouter, Decoder, Event, R
+from streamroute.reference.sse import ByteRouter
+from streamroute.wire.event_stream import DONE, Decoder, Dropped, Event, EventRules, Plain, Receiver
 
 
 class LineByLine(Decoder):
-    """The reference decoder without its speed seam: every event is taken line by line."""
+    """The reference decoder without its speed seam: every event is taken by the rules."""
 
-    def take_plain_events(self, text: str, at: int, route: Callable[[Any], R], routed: list[R]) -> int:
-        return at
+    @property
+    def plain(self) -> Plain | None:
+        return None
+
+    @plain.setter
+    def plain(self, plain: Plain | None) -> None:
+        """Not taken."""
 
 
 class _Miniature(ByteRouter):
     profiles = ("sse",)
     decoder: type[Decoder] = Decoder
+    receiver: type[Receiver] = Receiver
+    rules: type[EventRules] = EventRules
 
     def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
-        super().__init__(Router(), self.decoder())
+        super().__init__(Router(), self.decoder(receiver=self.receiver, rules=self.rules))
 
 
 class DecodesEachChunk(_Miniature):
@@ -44,10 +52,10 @@ class IgnoresCr(_Miniature):
         return super().feed_bytes(chunk.replace(b"\r", b""))
 
 
-class _ForgetsCr(Decoder):
-    def lines(self, chunk: bytes) -> str:
+class _ForgetsCr(Receiver):
+    def receive(self, chunk: bytes) -> Sequence[str | Dropped]:
         self._after_cr = False
-        return super().lines(chunk)
+        return super().receive(chunk)
 
 
 class ForgetsCrBetweenChunks(_Miniature):
@@ -55,19 +63,19 @@ class ForgetsCrBetweenChunks(_Miniature):
 
     So what it dispatches depends on where the bytes were cut: SSE-CHUNK-1 as well as SSE-LINE-3."""
 
-    decoder = _ForgetsCr
+    receiver = _ForgetsCr
 
 
-class _KeepsBom(Decoder):
-    def __init__(self) -> None:
-        super().__init__()
+class _KeepsBom(Receiver):
+    def __init__(self, max_event_bytes: int) -> None:
+        super().__init__(max_event_bytes)
         self._started = True
 
 
 class KeepsBom(_Miniature):
     """Never strips the byte order mark."""
 
-    decoder = _KeepsBom
+    receiver = _KeepsBom
 
 
 class WaitsForLf(_Miniature):
@@ -96,29 +104,28 @@ class FlushesAtClose(_Miniature):
         return late + super().close()
 
 
-class _JoinsWithoutLf(Decoder):
-    def _dispatch(self, events: list[Event]) -> None:
+class _JoinsWithoutLf(EventRules):
+    def _dispatch(self) -> Event | None:
         self._data[:] = ["".join(self._data)] if self._data else []
-        super()._dispatch(events)
+        return super()._dispatch()
 
 
 class JoinsDataWithoutLf(_Miniature):
     """Concatenates an event's data lines without the LF between them."""
 
-    decoder = _JoinsWithoutLf
+    rules = _JoinsWithoutLf
 
 
-class _DispatchesEmpty(Decoder):
-    def _dispatch(self, events: list[Event]) -> None:
-        if not self._data:
-            events.append(Event(""))
-        super()._dispatch(events)
+class _DispatchesEmpty(EventRules):
+    def _dispatch(self) -> Event | None:
+        event = super()._dispatch()
+        return Event("") if event is None else event
 
 
 class DispatchesEventsWithoutData(_Miniature):
     """Dispatches at every empty line, data or not: keep-alives become events."""
 
-    decoder = _DispatchesEmpty
+    rules = _DispatchesEmpty
 
 
 class DoesNotKnowDone(_Miniature):

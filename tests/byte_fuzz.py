@@ -34,7 +34,7 @@ from streamroute.conformance.schemas import OUTCOME, first_error
 from streamroute.conformance.vector_files import write_vector
 
 if TYPE_CHECKING:
-    from streamroute.reference.sse import Decoder
+    from streamroute.wire.event_stream import Decoder
 
 LIMIT = 1024  # the decoder's size limit (SSE-LIMIT-1) in the memory check
 CORPUS = Path(__file__).resolve().parent / "byte-fuzz-corpus"
@@ -79,7 +79,7 @@ def memory_bound(size: int) -> int:
 
 def _peak(chunks: Iterable[bytes]) -> int:
     """The traced peak while the chunks are routed through a decoder of size limit `LIMIT`."""
-    from streamroute.reference.sse import Decoder
+    from streamroute.wire.event_stream import Decoder
 
     tracemalloc.start()
     try:
@@ -93,7 +93,7 @@ def check(data: bytes, decoder: Callable[[], Decoder] | None = None) -> None:
     """Every property of the module docstring for one input; raises FuzzFailure (or whatever the
     reference raised) when one breaks. `decoder` makes the decoder of each cut (the reference's)."""
     if decoder is None:
-        from streamroute.reference.sse import Decoder
+        from streamroute.wire.event_stream import Decoder
 
         decoder = Decoder
     stride, stream = stream_of(data)
@@ -173,9 +173,10 @@ def main(argv: Sequence[str]) -> int:
             folder = arg.removeprefix("-artifact_prefix=") if arg.endswith("/") else arg
             if not folder.startswith("-"):
                 Path(folder).mkdir(parents=True, exist_ok=True)
-        with atheris.instrument_imports(include=["streamroute.reference"]):
+        with atheris.instrument_imports(include=["streamroute.reference", "streamroute.wire"]):
             import streamroute.reference.router
-            import streamroute.reference.sse  # noqa: F401
+            import streamroute.reference.sse
+            import streamroute.wire.event_stream  # noqa: F401
         # libFuzzer runs its first argument through the shell for -merge and -jobs: this script, by Python
         command = f"{sys.executable} {Path(__file__).resolve()}"
         atheris.Setup([command, *argv], check)

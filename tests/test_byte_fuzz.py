@@ -14,6 +14,7 @@ from streamroute.conformance.judge import run_vector
 from streamroute.conformance.lint import lint
 from streamroute.conformance.results import Status
 from streamroute.conformance.vectors import load_vectors
+from streamroute.wire.event_stream import Decoder
 
 CORPUS = sorted(byte_fuzz.CORPUS.iterdir())
 MAX_LEN = 1024  # libFuzzer's -max_len in tox.ini's byte-fuzz
@@ -34,7 +35,7 @@ def test_the_check_fails_for_a_decoder_that_a_cut_changes() -> None:
     """A CR and its LF read apart are two line ends to this decoder: one byte at a time, the blank
     line between the two data lines dispatches each alone."""
     with pytest.raises(byte_fuzz.FuzzFailure, match="other outcomes than whole"):
-        byte_fuzz.check(b'\x00data: {"type":\r\ndata: "x"}\r\n\r\n', _ForgetsCr)
+        byte_fuzz.check(b'\x00data: {"type":\r\ndata: "x"}\r\n\r\n', lambda: Decoder(receiver=_ForgetsCr))
 
 
 def test_an_outcome_outside_the_schema_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:

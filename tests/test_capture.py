@@ -23,7 +23,7 @@ from streamroute.conformance.schemas import EVENT, SPEC_DIR, schema
 from streamroute.producer import checker
 from streamroute.producer.checker import EVENTS, Format, check_capture, check_events, read_jsonl, read_sse
 from streamroute.reference import EVENT_TYPES
-from streamroute.reference.sse import MAX_EVENT_BYTES, Decoder
+from streamroute.wire.event_stream import MAX_EVENT_BYTES, Decoder
 
 CAPTURES = Path(__file__).parent / "captures"
 WELL_FORMED = sorted((CAPTURES / "well-formed").iterdir())

@@ -11,7 +11,7 @@ from streamroute.conformance.schemas import OUTCOME, first_error, outcome_kinds,
 from streamroute.conformance.suite import Suite
 from streamroute.reference.patch import PatchParser, parse
 from streamroute.reference.router import DELTAS_PER_RUN, Part
-from streamroute.reference.sse import SPILL_BYTES, Decoder, Event
+from streamroute.wire.event_stream import SPILL_BYTES, Decoder, Event
 
 
 def _decode(data: bytes, size: int) -> list[Event]:

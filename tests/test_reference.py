@@ -18,7 +18,8 @@ from streamroute.conformance.schemas import BUNDLED_VECTORS, PROTOCOL_RUN_REPLY,
 from streamroute.conformance.suite import Suite
 from streamroute.conformance.vectors import Vector
 from streamroute.reference import EVENT_TYPES, Outcome, Router, fields, serve
-from streamroute.reference.fields import Violation, loads_strict
+from streamroute.reference.fields import Violation
+from streamroute.wire.strict_json import loads_strict
 
 REFERENCE_ADAPTERS = [
     f"streamroute.reference.adapter:{name}"

@@ -11,7 +11,7 @@ import re
 import shlex
 import sys
 import tracemalloc
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,16 @@ from conftest import calls_made, write_vector
 from hypothesis import given
 from hypothesis import strategies as st
 from streamroute.bench import growth
+from streamroute.conformance.fuzz import claimed, draw_streams, tool_call_point
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.judge import run_vector
 from streamroute.conformance.protocol import ProtocolImplementation
+from streamroute.conformance.options import DEFAULT_ADAPTER
 from streamroute.conformance.results import Status
 from streamroute.conformance.vectors import Vector, VectorFileError, load_file, load_vectors
 from streamroute.reference import Outcome, Router
-from streamroute.reference.sse import ByteRouter, Decoder, Event
+from streamroute.reference.sse import ByteRouter
+from streamroute.wire.event_stream import Decoder, Dropped, Event, EventRules, Plain, Receiver
 
 KiB = 1024
 MB = 1_000_000
@@ -130,26 +133,39 @@ def test_50_mb_one_byte_at_a_time_and_in_64_kib_chunks_route_the_same() -> None:
     _one_byte_equals_64k(50 * MB)
 
 
-class _CountingDecoder(Decoder):
-    """The reference decoder, counting the characters its steps take: each chunk's bytes (`lines`),
-    and the text each reader takes events from, from where it starts to where it stops
-    (`take_lines`, `take_plain_events`), which a decoder that takes what it has taken again counts
-    again."""
+class _Counted:
+    taken = 0  # bytes and characters taken by the reference decoder's steps
 
-    taken = 0
 
-    def lines(self, chunk: bytes) -> str:
-        _CountingDecoder.taken += len(chunk)
-        return super().lines(chunk)
+class _CountingReceiver(Receiver):
+    """Counting each chunk's bytes, and the bytes of complete lines it decodes at once, which a
+    receiver that decodes what it has decoded again counts again."""
 
-    def take_lines(self, text: str, at: int, events: list[Event], *, until_idle: bool = False) -> int:
-        stop = super().take_lines(text, at, events, until_idle=until_idle)
-        _CountingDecoder.taken += stop - at
-        return stop
+    def receive(self, chunk: bytes) -> Sequence[str | Dropped]:
+        _Counted.taken += len(chunk)
+        return super().receive(chunk)
 
-    def take_plain_events(self, text: str, at: int, route: Callable[[Any], Any], routed: list[Any]) -> int:
-        stop = super().take_plain_events(text, at, route, routed)
-        _CountingDecoder.taken += stop - at
+    def _text(self, lines: bytes | bytearray | memoryview) -> str:
+        _Counted.taken += len(lines)
+        return super()._text(lines)
+
+
+class _CountingRules(EventRules):
+    """Counting the characters each reader takes: a field's line, a blank line, and a run of
+    plain events from where it starts to where it stops, which rules that take what they have
+    taken again count again."""
+
+    def _take_field(self, text: str, start: int, end: int) -> None:
+        _Counted.taken += end - start + 1
+        super()._take_field(text, start, end)
+
+    def _dispatch(self) -> Event | None:
+        _Counted.taken += 1
+        return super()._dispatch()
+
+    def _take_plain(self, text: str, at: int, plain: Plain, routed: list[Any]) -> int:
+        stop = super()._take_plain(text, at, plain, routed)
+        _Counted.taken += stop - at
         return stop
 
 
@@ -158,14 +174,14 @@ def _decoding_work(shape: growth.Shape, size: int) -> tuple[int, int]:
     stream = shape.make(size)
 
     def run() -> None:
-        router = ByteRouter(Router(), _CountingDecoder())
+        router = ByteRouter(Router(), Decoder(receiver=_CountingReceiver, rules=_CountingRules))
         for chunk in shape.cut(stream):
             router.feed_bytes(chunk)
         router.close()
 
-    _CountingDecoder.taken = 0
+    _Counted.taken = 0
     calls = calls_made(run)
-    return calls, _CountingDecoder.taken
+    return calls, _Counted.taken
 
 
 @pytest.mark.parametrize("shape", growth.SHAPES)
@@ -180,7 +196,8 @@ def test_the_work_is_linear(shape: str) -> None:
         f"{shape}: 4x the input took {large_calls / small_calls:.1f}x the calls"
     )
     assert large_taken < 4.5 * small_taken, f"{shape}: 4x the input took {large_taken / small_taken:.1f}x"
-    assert large_taken < 3 * len(growth.SHAPES[shape].make(4 * size))
+    # Each byte is received, decoded once and read once: three times, and a little more.
+    assert large_taken < 4 * len(growth.SHAPES[shape].make(4 * size))
 
 
 # -- plain events: read in place, the same as through the decoder -----------------
@@ -245,6 +262,34 @@ def test_plain_events_route_as_the_decoder_reads_them(fragments: list[bytes], cu
     offsets = sorted(int(cut * len(stream)) for cut in cuts)
     expected = _routed_per_event(LineByLine(), stream, offsets)
     assert _routed_per_event(Decoder(), stream, offsets) == expected
+
+
+def _the_seam_agrees_with_the_rules(vectors: Iterable[Vector]) -> int:
+    """Each stream under each of its cuts routes the same through the speed seam as through the
+    rules alone; answers how many cuts were compared."""
+    compared = 0
+    for vector in vectors:
+        assert vector.stream is not None
+        for cut in vector.cuts():
+            offsets = list(itertools.accumulate(map(len, cut.chunks)))[:-1]
+            expected = _routed_per_event(LineByLine(), vector.stream, offsets)
+            assert _routed_per_event(Decoder(), vector.stream, offsets) == expected, (vector.id, cut.label)
+            compared += 1
+    return compared
+
+
+def test_the_speed_seam_routes_every_bundled_stream_as_the_rules_do(bundled: list[Vector]) -> None:
+    streams = [vector for vector in bundled if vector.stream is not None]
+    assert _the_seam_agrees_with_the_rules(streams) >= 2 * len(streams)
+
+
+def test_the_speed_seam_routes_every_generated_stream_as_the_rules_do() -> None:
+    reference = PythonImplementation.load(DEFAULT_ADAPTER)
+    point = tool_call_point(reference)
+    cases = draw_streams(claimed(reference), 240, seed=5)
+    streams = [vector for vector in (case.vector(point) for case in cases) if vector.stream is not None]
+    assert len(streams) >= 30  # the generated sse streams, beside the core ones
+    _the_seam_agrees_with_the_rules(streams)
 
 
 def test_a_plain_event_may_take_its_name_from_an_earlier_chunk() -> None:

@@ -18,6 +18,7 @@ from streamroute.reference.ledger import UNFINISHED, Ledger, Record, SqliteLedge
 from streamroute.reference.router import CALL_TYPES, CATALOGUE_CALL_TYPES
 from streamroute.reference.session import ExecutionSession
 from streamroute.reference.sse import ByteRouter
+from streamroute.wire.session import is_step
 
 from . import mutant
 

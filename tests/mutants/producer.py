@@ -11,8 +11,8 @@ from streamroute.conformance.event_types import EventType, lifecycle_types, term
 from streamroute.conformance.limits import loads
 from streamroute.producer import checker
 from streamroute.producer.checker import EVENTS, Captured, CaptureReport, _Checker, _Item
-from streamroute.reference.fields import loads_strict
-from streamroute.reference.sse import Decoder
+from streamroute.wire.event_stream import Decoder
+from streamroute.wire.strict_json import loads_strict
 
 from . import mutant
 

@@ -16,8 +16,8 @@ from streamroute.reference.connection import (
     Steer,
     SteerTrigger,
     Turn,
-    is_step,
 )
+from streamroute.wire.session import is_step
 
 from . import mutant
 

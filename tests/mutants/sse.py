@@ -1,5 +1,5 @@
-"""Mutants of the `sse` profile (spec/sse.md): each is the reference byte router (or its decoder)
-with one piece changed, the way a hand-written SSE client gets it wrong."""
+"""Mutants of the `sse` profile (spec/sse.md): each is the reference byte router (or its decoder's
+receiver or event rules) with one piece changed, the way a hand-written SSE client gets it wrong."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from typing import Any, ClassVar
 import broken_decoders
 from broken_decoders import LineByLine
 from streamroute.reference import Outcome, Router
-from streamroute.reference.fields import loads_strict
-from streamroute.reference.sse import DONE, ByteRouter, Decoder, Event, EventRouter
+from streamroute.reference.sse import ByteRouter, EventRouter
+from streamroute.wire.event_stream import DONE, MAX_EVENT_BYTES, Dropped, Event, EventRules, Receiver
+from streamroute.wire.strict_json import loads_strict
 
 from . import mutant
 
@@ -25,10 +26,12 @@ class Sse(ByteRouter):
     mutant changes."""
 
     profiles = ("core", "sse")
-    decoder: ClassVar[type[Decoder]] = LineByLine
+    receiver: ClassVar[type[Receiver]] = Receiver
+    rules: ClassVar[type[EventRules]] = EventRules
+    max_event_bytes = MAX_EVENT_BYTES
 
     def __init__(self, tools: Tools) -> None:
-        super().__init__(Router(), self.decoder())
+        super().__init__(Router(), LineByLine(self.max_event_bytes, self.receiver, self.rules))
 
 
 def _error(code: str, message: str) -> Outcome:
@@ -38,61 +41,50 @@ def _error(code: str, message: str) -> Outcome:
 # -- bytes to lines (section 1) ---------------------------------------------------
 
 
-class _EachLineDecoded(LineByLine):
-    """The reference decoder, every line decoded on its own by `_finish_line`."""
-
-    def _lf_lines(self, chunk: bytes) -> str:
-        *complete, rest = chunk.split(b"\n")
-        pieces: list[str] = []
-        for line in complete:
-            self._line += line
-            pieces += (self._finish_line(), "\n")
-        self._line += rest
-        return "".join(pieces)
-
-
-class _DropsInvalidBytes(_EachLineDecoded):
-    def _finish_line(self) -> str:
-        self._line[:] = self._line.decode("utf-8", "ignore").encode("utf-8")
-        return super()._finish_line()
+class _DropsInvalidBytes(Receiver):
+    def _text(self, lines: bytes | bytearray | memoryview) -> str:
+        return str(lines, "utf-8", "ignore")
 
 
 class DropsInvalidBytes(Sse):
     """Decodes with errors="ignore": bytes that are not UTF-8 vanish instead of becoming U+FFFD."""
 
-    decoder = _DropsInvalidBytes
+    receiver = _DropsInvalidBytes
 
 
-class _Latin1Fallback(_EachLineDecoded):
-    def _finish_line(self) -> str:
-        try:
-            self._line.decode("utf-8")
-        except UnicodeDecodeError:
-            self._line[:] = self._line.decode("latin-1").encode("utf-8")
-        return super()._finish_line()
+def _latin_1_fallback(line: bytes) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return line.decode("latin-1")
+
+
+class _Latin1Fallback(Receiver):
+    def _text(self, lines: bytes | bytearray | memoryview) -> str:
+        return "".join(map(_latin_1_fallback, bytes(lines).splitlines(keepends=True)))
 
 
 class Latin1Fallback(Sse):
     """Decodes a line that is not UTF-8 as Latin-1, as clients guessing an encoding do."""
 
-    decoder = _Latin1Fallback
+    receiver = _Latin1Fallback
 
 
-class _StripsEveryBom(_EachLineDecoded):
-    def _finish_line(self) -> str:
-        return super()._finish_line().lstrip("\ufeff")
+class _StripsEveryBom(Receiver):
+    def _text(self, lines: bytes | bytearray | memoryview) -> str:
+        return "\n".join(line.lstrip("\ufeff") for line in super()._text(lines).split("\n"))
 
 
 class StripsEveryBom(Sse):
     """Strips every U+FEFF that starts a line, not one byte order mark at the start of the stream."""
 
-    decoder = _StripsEveryBom
+    receiver = _StripsEveryBom
 
 
 # -- lines to fields (section 2) ----------------------------------------------------
 
 
-class _DataInComment(LineByLine):
+class _DataInComment(EventRules):
     def _take_field(self, text: str, start: int, end: int) -> None:
         found = text.find("data:", start, end)
         super()._take_field(text, found if text[start] == ":" and found > start else start, end)
@@ -101,10 +93,10 @@ class _DataInComment(LineByLine):
 class DataInComment(Sse):
     """Searches a line for `data:` instead of matching its start: a comment holding one is read as data."""
 
-    decoder = _DataInComment
+    rules = _DataInComment
 
 
-class _KeepsSpace(LineByLine):
+class _KeepsSpace(EventRules):
     def _take_field(self, text: str, start: int, end: int) -> None:
         if text.startswith("data:", start):
             self._data.append(text[start + 5 : end])
@@ -117,10 +109,10 @@ class KeepsSpaceAfterColon(Sse):
 
     So a stream's `[DONE]` produces an outcome: SSE-DATA-3 as well."""
 
-    decoder = _KeepsSpace
+    rules = _KeepsSpace
 
 
-class _NamesAnyCase(LineByLine):
+class _NamesAnyCase(EventRules):
     def _take_field(self, text: str, start: int, end: int) -> None:
         name, colon, value = text[start:end].partition(":")
         super()._take_field(name.lower() + colon + value, 0, end - start)
@@ -129,10 +121,10 @@ class _NamesAnyCase(LineByLine):
 class FieldNamesAnyCase(Sse):
     """Compares field names case-insensitively: `Data:` is a data line."""
 
-    decoder = _NamesAnyCase
+    rules = _NamesAnyCase
 
 
-class _DataByPrefix(LineByLine):
+class _DataByPrefix(EventRules):
     def _take_field(self, text: str, start: int, end: int) -> None:
         name, colon, value = text[start:end].partition(":")
         if name.startswith("data") and colon:
@@ -145,10 +137,10 @@ class DataFieldByPrefix(Sse):
 
     So an event's data holds a line that is no data line: SSE-FIELD-3 as well."""
 
-    decoder = _DataByPrefix
+    rules = _DataByPrefix
 
 
-class _KeepsLastDataLine(LineByLine):
+class _KeepsLastDataLine(EventRules):
     def _take_field(self, text: str, start: int, end: int) -> None:
         if text[start:end].partition(":")[0] == "data":
             self._data.clear()
@@ -158,7 +150,7 @@ class _KeepsLastDataLine(LineByLine):
 class KeepsLastDataLine(Sse):
     """Keeps only an event's last data line: each one replaces the data instead of adding a line."""
 
-    decoder = _KeepsLastDataLine
+    rules = _KeepsLastDataLine
 
 
 class ReportsEventLineMismatch(Sse):
@@ -178,40 +170,35 @@ class ReportsEventLineMismatch(Sse):
 # -- fields to events, chunks (sections 3, 4) ------------------------------------------
 
 
-class _Holds64KiB(LineByLine):
-    def __init__(self) -> None:
-        super().__init__(max_event_bytes=64 << 10)
-
-
 class HoldsOnly64KiB(Sse):
     """Holds at most 64 KiB of one event, the default buffer of Go's bufio.Scanner."""
 
-    decoder = _Holds64KiB
+    max_event_bytes = 64 << 10
 
 
-class _EmptyDataNotDispatched(LineByLine):
-    def _dispatch(self, events: list[Event]) -> None:
+class _EmptyDataNotDispatched(EventRules):
+    def _dispatch(self) -> Event | None:
         if not "\n".join(self._data):
             self._data.clear()
-        super()._dispatch(events)
+        return super()._dispatch()
 
 
 class EmptyDataNotDispatched(Sse):
     """Dispatches an event only when its data is not empty: `data:` alone dispatches nothing."""
 
-    decoder = _EmptyDataNotDispatched
+    rules = _EmptyDataNotDispatched
 
 
-class _ChunkEndsLine(LineByLine):
-    def lines(self, chunk: bytes) -> str:
-        text = super().lines(chunk)
-        return text + self._finish_line() + "\n" if self._line else text
+class _ChunkEndsLine(Receiver):
+    def receive(self, chunk: bytes) -> Sequence[str | Dropped]:
+        received = super().receive(chunk)
+        return [*received, *super().receive(b"\n")] if self._line else received
 
 
 class ChunkEndsLine(Sse):
     """Ends a line at the end of every chunk: a line split across two reads becomes two lines."""
 
-    decoder = _ChunkEndsLine
+    receiver = _ChunkEndsLine
 
 
 # -- events to the router (section 5) -------------------------------------------------
