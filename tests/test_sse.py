@@ -24,8 +24,8 @@ from streamroute.bench import growth
 from streamroute.conformance.fuzz import claimed, draw_streams, tool_call_point
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.judge import run_vector
-from streamroute.conformance.protocol import ProtocolImplementation
 from streamroute.conformance.options import DEFAULT_ADAPTER
+from streamroute.conformance.protocol import ProtocolImplementation
 from streamroute.conformance.results import Status
 from streamroute.conformance.vectors import Vector, VectorFileError, load_file, load_vectors
 from streamroute.reference import Outcome, Router

@@ -12,7 +12,6 @@ from typing import Any, ClassVar
 
 import broken_executors
 from streamroute.reference import Outcome, Router
-from streamroute.reference.connection import is_step
 from streamroute.reference.executor import TRANSITIONS, Executor, Tool, Trigger, _outcome, _validator
 from streamroute.reference.ledger import UNFINISHED, Ledger, Record, SqliteLedger, State
 from streamroute.reference.router import CALL_TYPES, CATALOGUE_CALL_TYPES
