@@ -4,14 +4,14 @@ receiver or event rules) with one piece changed, the way a hand-written SSE clie
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import broken_decoders
 from broken_decoders import LineByLine
 from streamroute.reference import Outcome, Router
 from streamroute.reference.sse import ByteRouter, EventRouter
-from streamroute.wire.event_stream import DONE, MAX_EVENT_BYTES, Dropped, Event, EventRules, Receiver
+from streamroute.wire.event_stream import DONE, DROPPED, MAX_EVENT_BYTES, Dropped, Event, EventRules, Receiver
 from streamroute.wire.strict_json import loads_strict
 
 from . import mutant
@@ -285,17 +285,16 @@ class SilentAfterDone(Sse):
 # -- more shapes of the same requirements ------------------------------------------------
 
 
-class _StripsLeadingBoms(LineByLine):
-    def _finish_line(self) -> str:
-        first = not self._started
-        line = super()._finish_line()
-        return line.lstrip("\ufeff") if first else line
+class _StripsLeadingBoms(Receiver):
+    def _text(self, lines: bytes | bytearray | memoryview) -> str:
+        text = super()._text(lines)
+        return text if self._started else text.lstrip("\ufeff")  # the stream's first line
 
 
 class StripsLeadingBoms(Sse):
     """Strips every U+FEFF that starts the stream, `text.lstrip("\\ufeff")`, not the one byte order mark."""
 
-    decoder = _StripsLeadingBoms
+    receiver = _StripsLeadingBoms
 
 
 class CrlfIsTwoBreaks(Sse):
@@ -305,7 +304,7 @@ class CrlfIsTwoBreaks(Sse):
         return super().feed_bytes(chunk.replace(b"\r\n", b"\n\n"))
 
 
-class _CommentClearsEvent(LineByLine):
+class _CommentClearsEvent(EventRules):
     def _take_field(self, text: str, start: int, end: int) -> None:
         if text[start] == ":":
             self._data.clear()  # a line it does not read as a field starts the event over
@@ -315,10 +314,10 @@ class _CommentClearsEvent(LineByLine):
 class CommentClearsEvent(Sse):
     """Takes a comment line for the start of a new event: the data lines read before it are dropped."""
 
-    decoder = _CommentClearsEvent
+    rules = _CommentClearsEvent
 
 
-class _CommentInEventIsData(LineByLine):
+class _CommentInEventIsData(EventRules):
     in_event = False  # a field of the event being received has been read
 
     def _take_field(self, text: str, start: int, end: int) -> None:
@@ -328,31 +327,31 @@ class _CommentInEventIsData(LineByLine):
             super()._take_field(text, start, end)
         self.in_event = True
 
-    def _dispatch(self, events: list[Event]) -> None:
+    def _dispatch(self) -> Event | None:
         self.in_event = False
-        super()._dispatch(events)
+        return super()._dispatch()
 
 
 class CommentInEventIsData(Sse):
     """Ignores comments between events only: one among an event's lines is read as a data line."""
 
-    decoder = _CommentInEventIsData
+    rules = _CommentInEventIsData
 
 
-class _KeepsFinalLf(LineByLine):
-    def _dispatch(self, events: list[Event]) -> None:
+class _KeepsFinalLf(EventRules):
+    def _dispatch(self) -> Event | None:
         if self._data:
             self._data.append("")  # each value plus LF, and the last LF never removed
-        super()._dispatch(events)
+        return super()._dispatch()
 
 
 class KeepsFinalLf(Sse):
     """Appends an LF after each data value and never removes the last: `data: [DONE]` is `[DONE]` LF."""
 
-    decoder = _KeepsFinalLf
+    rules = _KeepsFinalLf
 
 
-class _BadRetryDropsEvent(LineByLine):
+class _BadRetryDropsEvent(EventRules):
     bad = False  # the event being received has a retry that is no number
 
     def _take_field(self, text: str, start: int, end: int) -> None:
@@ -360,42 +359,43 @@ class _BadRetryDropsEvent(LineByLine):
         self.bad = self.bad or (name == "retry" and not value.strip().isdigit())
         super()._take_field(text, start, end)
 
-    def _dispatch(self, events: list[Event]) -> None:
+    def _dispatch(self) -> Event | None:
         if self.bad:
             self._data.clear()
         self.bad = False
-        super()._dispatch(events)
+        return super()._dispatch()
 
 
 class BadRetryDropsEvent(Sse):
     """Drops an event whose retry field is not a number, as a parser that reads retry with int() does."""
 
-    decoder = _BadRetryDropsEvent
+    rules = _BadRetryDropsEvent
 
 
-class _DataNotForgotten(LineByLine):
-    def _dispatch(self, events: list[Event]) -> None:
+class _DataNotForgotten(EventRules):
+    def _dispatch(self) -> Event | None:
         data = list(self._data)
-        super()._dispatch(events)
+        event = super()._dispatch()
         self._data[:] = data  # the buffer is never reset
+        return event
 
 
 class DataNotForgotten(Sse):
     """Never resets its data buffer after a dispatch: each event's data holds every data line before it."""
 
-    decoder = _DataNotForgotten
+    rules = _DataNotForgotten
 
 
 class FlushesCompleteJsonAtClose(Sse):
     """At the end of the stream, dispatches an unfinished event whose data is already complete JSON."""
 
     def close(self) -> list[Outcome]:
-        data = "\n".join(self._decoder._data)
+        data = "\n".join(self._decoder.rules._data)
         try:
             loads_strict(data)
         except (ValueError, RecursionError):
             return super().close()
-        return self._route(Event(data), self._dispatched) + super().close()
+        return self._route(Event(data), self._decoder._dispatched) + super().close()
 
 
 class ReportsUnfinishedEvent(Sse):
@@ -407,29 +407,44 @@ class ReportsUnfinishedEvent(Sse):
         return said + self._router.close()
 
 
-class _TruncatesLongLines(_EachLineDecoded):
-    def _finish_line(self) -> str:
-        return super()._finish_line()[: 64 << 10]  # bufio.Reader.ReadLine's first fragment only
+def _each_line(received: Sequence[str | Dropped], read_line: Callable[[str], str]) -> list[str | Dropped]:
+    """The text a receiver received, each of its lines made by `read_line`."""
+    return [
+        text if text is DROPPED else "".join(read_line(line) + "\n" for line in text[:-1].split("\n"))
+        for text in received
+    ]
+
+
+def _first_fragment(line: str) -> str:
+    return line[: 64 << 10]  # bufio.Reader.ReadLine's first fragment only
+
+
+class _TruncatesLongLines(Receiver):
+    def receive(self, chunk: bytes) -> Sequence[str | Dropped]:
+        return _each_line(super().receive(chunk), _first_fragment)
 
 
 class TruncatesLongLines(Sse):
     """Keeps the first 64 KiB of a longer line, as a Go decoder that ignores ReadLine's isPrefix does."""
 
-    decoder = _TruncatesLongLines
+    receiver = _TruncatesLongLines
 
 
-class _RaisesPastLineLimit(_EachLineDecoded):
-    def _finish_line(self) -> str:
-        line = super()._finish_line()
-        if len(line) > 64 << 10:
-            raise ValueError("Separator is not found, and chunk exceed the limit")
-        return line
+def _readline(line: str) -> str:
+    if len(line) > 64 << 10:
+        raise ValueError("Separator is not found, and chunk exceed the limit")
+    return line
+
+
+class _RaisesPastLineLimit(Receiver):
+    def receive(self, chunk: bytes) -> Sequence[str | Dropped]:
+        return _each_line(super().receive(chunk), _readline)
 
 
 class RaisesPastLineLimit(Sse):
     """Reads lines with asyncio's StreamReader.readline, whose 64 KiB limit raises out of the stream."""
 
-    decoder = _RaisesPastLineLimit
+    receiver = _RaisesPastLineLimit
 
 
 class EmptyChunkEndsStream(Sse):
