@@ -297,11 +297,16 @@ class StripsLeadingBoms(Sse):
     receiver = _StripsLeadingBoms
 
 
+class _CrlfIsTwoBreaks(Receiver):
+    def receive(self, chunk: bytes) -> Sequence[str | Dropped]:
+        self._after_cr = False  # an LF after a CR is a break of its own, wherever the bytes were cut
+        return super().receive(chunk.replace(b"\r\n", b"\n\n"))
+
+
 class CrlfIsTwoBreaks(Sse):
     """Splits lines at every CR and every LF, so a CR LF is two line breaks: the event ends early."""
 
-    def feed_bytes(self, chunk: bytes) -> list[list[Outcome]]:
-        return super().feed_bytes(chunk.replace(b"\r\n", b"\n\n"))
+    receiver = _CrlfIsTwoBreaks
 
 
 class _CommentClearsEvent(EventRules):
