@@ -1094,9 +1094,9 @@ MUTANTS: list[Mutant] = [
         "takes the done item's name for the call without saying that the previews named another tool",
     ),
     _mutant(
-        Fault.NAMESPACE_CHANGE_SILENT,
+        Fault.NAME_CHANGE_OWN_CODE,
         "CORE-CALL-18",
-        "compares a done item's name with the announcement's, not its namespace: another namespace is silent",
+        "reports a done item's other name as an error name_mismatch of its own, not as done_mismatch",
     ),
     _mutant(
         Fault.NAME_CHANGE_RETRACTED_SILENTLY,

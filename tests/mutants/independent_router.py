@@ -178,7 +178,7 @@ class Fault(Enum):
     SILENT_NAME_CHANGE = "silent-name-change"
     RESTATED_CALL_ID_REPORTED = "restated-call-id-reported"
     RESTATED_CALL_ID_RETRACTED = "restated-call-id-retracted"
-    NAMESPACE_CHANGE_SILENT = "namespace-change-silent"
+    NAME_CHANGE_OWN_CODE = "name-change-own-code"
     NAME_CHANGE_RETRACTED_SILENTLY = "name-change-retracted-silently"
     RESTATED_CALL_ID_REPORTED_AT_ARGUMENTS_DONE = "restated-call-id-reported-at-arguments-done"
     CUSTOM_RESTATED_CALL_ID_REPORTED = "custom-restated-call-id-reported"
@@ -1524,11 +1524,11 @@ class IndependentRouter:
                 reported = not self.has(Fault.SILENT_NAME_CHANGE) and not (
                     call.fired and self.has(Fault.NAME_CHANGE_RETRACTED_SILENTLY)  # the retraction says it
                 )
-                reported &= not (name == "namespace" and self.has(Fault.NAMESPACE_CHANGE_SILENT))
             stated_null = name in item.null_stated and self.has(Fault.NULL_CALL_ID_STATED)
             if (first is not None and reported) or stated_null:
                 message = f"the done item states {name} {again!r}, not {first!r}"
-                outcomes.append(_error("done_mismatch", message))
+                own = name != "call_id" and self.has(Fault.NAME_CHANGE_OWN_CODE)  # not the text's code
+                outcomes.append(_error(f"{name}_mismatch" if own else "done_mismatch", message))
             gained = name == "namespace" and first is None  # a namespace the call lacked included
             if name != "call_id" and not (gained and self.has(Fault.RETRACT_IGNORES_NEW_NAMESPACE)):
                 contradicted |= call.fired
