@@ -838,9 +838,30 @@ MUTANTS: list[Mutant] = [
         "decodes a multi-agent event's agent member and refuses the event when it is not an object",
     ),
     _mutant(
+        Fault.AGENT_CHECKED_ON_ITEM_EVENTS,
+        "CORE-EVT-11",
+        "decodes output item events into the beta SDK's type, whose agent is an object: a name is malformed",
+    ),
+    _mutant(
+        Fault.AGENT_CHECKED_ON_TEXT_EVENTS,
+        "CORE-EVT-11",
+        "decodes text events into the beta SDK's type, whose agent is an object: a name is malformed",
+    ),
+    _mutant(
         Fault.WHOLE_NUMBER_INDEX_MALFORMED,
         "CORE-EVT-12",
         "decodes indexes into an integer type and refuses 1.0, as Go's int and Rust's u64 do",
+    ),
+    # and CORE-EVT-9: 1.5, no index at all, is not refused as malformed
+    _mutant(
+        Fault.INDEX_TRUNCATED,
+        "CORE-EVT-12 CORE-EVT-9",
+        "decodes indexes as floats and converts them to integers, so 1.5 is index 1",
+    ),
+    _mutant(
+        Fault.ITEM_EVENT_INDEX_WHOLE_NUMBER_MALFORMED,
+        "CORE-EVT-12",
+        "decodes output item events into a type whose output_index is an integer, and refuses 1.0 there",
     ),
     _mutant(
         Fault.SWALLOW_UNKNOWN,
@@ -921,6 +942,16 @@ MUTANTS: list[Mutant] = [
         Fault.TEXT_OUTPUT_INDEX_FROM_EVENT,
         "CORE-ITEM-16",
         "copies a text delta's output_index from the event, though its item was announced elsewhere",
+    ),
+    _mutant(
+        Fault.OUTPUT_INDEX_MOVED_BY_EVENTS,
+        "CORE-ITEM-16",
+        "moves an item to the output_index each of its events states, as a gateway's renumbering left it",
+    ),
+    _mutant(
+        Fault.TEXT_OUTPUT_INDEX_FROM_FIRST_DELTA,
+        "CORE-ITEM-16",
+        "places a message's text stream at the output_index its first text delta states",
     ),
     _mutant(
         Fault.DONE_ITEM_CALL_ID_UNKNOWN,
@@ -1063,14 +1094,48 @@ MUTANTS: list[Mutant] = [
         "takes the done item's name for the call without saying that the previews named another tool",
     ),
     _mutant(
+        Fault.NAME_CHANGE_OWN_CODE,
+        "CORE-CALL-18",
+        "reports a done item's other name as an error name_mismatch of its own, not as done_mismatch",
+    ),
+    _mutant(
+        Fault.NAME_CHANGE_RETRACTED_SILENTLY,
+        "CORE-CALL-18",
+        "at arguments_done, retracts a call whose done item names another tool without a done_mismatch",
+        "arguments_done",
+    ),
+    _mutant(
         Fault.RESTATED_CALL_ID_REPORTED,
         "CORE-CALL-19",
         "reports a done item's restated call id as a done_mismatch, on every client tool search",
     ),
     _mutant(
+        Fault.RESTATED_CALL_ID_REPORTED_AT_ARGUMENTS_DONE,
+        "CORE-CALL-19",
+        "at arguments_done, reports a done item's restated call id as a done_mismatch, and re-addresses it",
+        "arguments_done",
+    ),
+    _mutant(
+        Fault.CUSTOM_RESTATED_CALL_ID_REPORTED,
+        "CORE-CALL-19",
+        "reports a custom call's restated call id as a done_mismatch, comparing it as its input events do",
+    ),
+    _mutant(
         Fault.RESTATED_CALL_ID_RETRACTED,
         "CORE-CALL-20",
         "at arguments_done, retracts a call whose done item restates only its call id",
+        "arguments_done",
+    ),
+    _mutant(
+        Fault.RESTATED_CALL_MADE_AGAIN,
+        "CORE-CALL-20",
+        "at arguments_done, makes a call whose done item restates its call id once more, at the new id",
+        "arguments_done",
+    ),
+    _mutant(
+        Fault.RESTATED_IDS_SWAPPED,
+        "CORE-CALL-20",
+        "at arguments_done, swaps the ids of call_id_restated: the announced one is its call_id",
         "arguments_done",
     ),
     _mutant(Fault.IGNORE_ITEM_STATUS, "CORE-CALL-5", "executes a call whose done item has status incomplete"),
@@ -1121,9 +1186,30 @@ MUTANTS: list[Mutant] = [
         "refuses a done call item whose status still says in_progress, as the Vercel AI SDK's schema did",
     ),
     _mutant(
+        Fault.STATUS_NOT_COMPLETED_REFUSED,
+        "CORE-CALL-21",
+        "refuses a done call item whose status is not completed, in_progress and absent alike",
+    ),
+    # and CORE-CALL-2: the done item is not taken for the call's canonical point
+    _mutant(
+        Fault.IN_PROGRESS_DONE_ITEM_AWAITED,
+        "CORE-CALL-21 CORE-CALL-2",
+        "takes a done call item whose status says in_progress for an update, and waits for its done item",
+    ),
+    _mutant(
         Fault.INPUT_FAULT_BEFORE_DUPLICATE,
         "CORE-CALL-22",
         "checks a catalogue call's input before its call id: a duplicate is reported as a bad input",
+    ),
+    _mutant(
+        Fault.JSON_PARSED_BEFORE_DUPLICATE,
+        "CORE-CALL-22",
+        "parses a function call's arguments before looking up its call id: a duplicate is invalid_json",
+    ),
+    _mutant(
+        Fault.DEPTH_BEFORE_DUPLICATE,
+        "CORE-CALL-22",
+        "guards a function call's arguments against deep nesting before its call id: a duplicate is too_deep",
     ),
     _mutant(
         Fault.HOSTED_CALLS_EXECUTED,

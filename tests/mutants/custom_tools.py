@@ -341,6 +341,42 @@ class FinishNamesTheAnnouncedCallId(CustomTools):
         return super()._finish(slot, complete, slot.call_id)
 
 
+class FinishNamedAfterItsUpdates(CustomTools):
+    """Names diff.finish after the call id of its call's diff.updates: one preview stream per call."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(tools)
+        self.previewed: dict[str, str] = {}  # the call id of each item's diff.updates
+
+    def feed(self, event: object) -> list[Outcome]:
+        outcomes = super().feed(event)
+        for outcome in outcomes:
+            if outcome["kind"] == "diff.update":
+                self.previewed.setdefault(outcome["item_id"], outcome["call_id"])
+        named = self.previewed.get
+        return [
+            {**o, "call_id": named(o["item_id"], o["call_id"])} if o["kind"] == "diff.finish" else o
+            for o in outcomes
+        ]
+
+
+class FinishNamedFromTheAnnouncement(CustomTools):
+    """Names diff.finish after the call id its item's announcement stated, kept by item id."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__(tools)
+        self.announced: dict[str, str] = {}  # the call id each output_item.added stated, by item id
+
+    def feed(self, event: object) -> list[Outcome]:
+        item = _item_of(event, "response.output_item.added")
+        if item is not None and isinstance(item.get("call_id"), str):
+            self.announced.setdefault(str(item.get("id")), item["call_id"])
+        return super().feed(event)
+
+    def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:
+        return super()._finish(slot, complete, self.announced.get(slot.item.id, call_id))
+
+
 class FinishesCallsThatWillNotRun(CustomTools):
     """Runs the consumer's finish at its call's done item even when the call is refused (incomplete, ...)."""
 
@@ -1462,6 +1498,8 @@ MUTANTS = [
     mutant(ArgumentsDoneWithoutFinish, "custom.arguments-done-without-finish", "CUSTOM-FIN-6"),
     mutant(FinishesWithFirstSource, "custom.finishes-with-first-source", "CUSTOM-FIN-7"),
     mutant(FinishNamesTheAnnouncedCallId, "custom.finish-names-the-announced-call-id", "CUSTOM-FIN-8"),
+    mutant(FinishNamedAfterItsUpdates, "custom.finish-named-after-its-updates", "CUSTOM-FIN-8"),
+    mutant(FinishNamedFromTheAnnouncement, "custom.finish-named-from-the-announcement", "CUSTOM-FIN-8"),
     mutant(ConsumerFailureEscapes, "custom.consumer-failure-escapes", "CUSTOM-FAIL-1", "CORE-EVT-2"),
     mutant(KeepsFailedConsumer, "custom.keeps-failed-consumer", "CUSTOM-FAIL-2"),
     mutant(FailedConsumerCancelsCall, "custom.failed-consumer-cancels-call", "CUSTOM-FAIL-3"),

@@ -560,6 +560,19 @@ class RestatedCallIdRunsAgain(Retraction):
     executor = _RestatedCallIdRunsAgain
 
 
+class _RestatedUnfinishedOnly(Executor):
+    def _readdress(self, previous: object, call_id: object, item_id: object) -> None:
+        record = _record_of(self, previous)
+        if record is None or record.state in UNFINISHED:
+            super()._readdress(previous, call_id, item_id)
+
+
+class RestatedUnfinishedOnly(Retraction):
+    """Re-addresses only a call still under way: a finished call's record keeps the id it ran under."""
+
+    executor = _RestatedUnfinishedOnly
+
+
 class _SupplyRunsAgain(Executor):
     def supply(self, call_id: str) -> list[Outcome]:
         record = self._ledger.get(call_id)
@@ -599,6 +612,47 @@ class SupplyFromMemory(Execution):
     """Supplies only the results of calls this process took: after a restart, every call is unknown."""
 
     executor = _SupplyFromMemory
+
+
+class _SupplyFinishedOnly(Executor):
+    def supply(self, call_id: str) -> list[Outcome]:
+        record = self._ledger.get(call_id)
+        if record is not None and record.state not in ("TOOL_SUCCEEDED", "FAILED"):
+            return [{"kind": "error", "code": "unknown_call", "message": f"{call_id!r} has no result yet"}]
+        return super().supply(call_id)
+
+
+class SupplyFinishedOnly(Execution):
+    """Supplies only the results of finished calls: one awaiting approval or running is unknown_call."""
+
+    executor = _SupplyFinishedOnly
+
+
+class _SupplyUnknownSilent(Executor):
+    def supply(self, call_id: str) -> list[Outcome]:
+        return [] if self._ledger.get(call_id) is None else super().supply(call_id)
+
+
+class SupplyUnknownSilent(Execution):
+    """Supplies nothing for a call id it has no record of, without a word."""
+
+    executor = _SupplyUnknownSilent
+
+
+class _SupplyUnknownFailed(Executor):
+    def supply(self, call_id: str) -> list[Outcome]:
+        if self._ledger.get(call_id) is not None:
+            return super().supply(call_id)
+        unknown = {"kind": "tool.result", "item_id": "", "call_id": call_id, "name": ""}
+        return [
+            {**unknown, "state": "FAILED", "started": False, "code": "unknown_call", "message": "no record"}
+        ]
+
+
+class SupplyUnknownFailed(Execution):
+    """Answers a call id it has no record of with a failed result, as if the call had failed."""
+
+    executor = _SupplyUnknownFailed
 
 
 class _SupplyAnyCallId(Executor):
@@ -2087,6 +2141,10 @@ MUTANTS = [
     mutant(SupplyAnyCallId, "exec.supply-any-call-id", "EXEC-SUPPLY-2"),
     mutant(RestatedCallIdIgnored, "exec.restated-call-id-ignored", "EXEC-ONCE-3"),
     mutant(RestatedCallIdRunsAgain, "exec.restated-call-id-runs-again", "EXEC-ONCE-3"),
+    mutant(SupplyFinishedOnly, "exec.supply-finished-only", "EXEC-SUPPLY-1"),
+    mutant(SupplyUnknownSilent, "exec.supply-unknown-silent", "EXEC-SUPPLY-2"),
+    mutant(SupplyUnknownFailed, "exec.supply-unknown-failed", "EXEC-SUPPLY-2"),
+    mutant(RestatedUnfinishedOnly, "exec.restated-unfinished-only", "EXEC-ONCE-3"),
     mutant(RetractionLeavesReadyCalls, "exec.retraction-leaves-ready-calls", "EXEC-RETRACT-1"),
     mutant(RetractionLetsRunningCallsRun, "exec.retraction-lets-running-calls-run", "EXEC-RETRACT-2"),
     mutant(RetractionReportsFinishedCalls, "exec.retraction-reports-finished-calls", "EXEC-RETRACT-3"),

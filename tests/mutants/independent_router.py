@@ -63,6 +63,10 @@ class Fault(Enum):
     DUPLICATE_BEFORE_FIELDS = "duplicate-before-fields"
     AGENT_CHECKED = "agent-member-checked"
     WHOLE_NUMBER_INDEX_MALFORMED = "whole-number-index-malformed"
+    AGENT_CHECKED_ON_ITEM_EVENTS = "agent-member-checked-on-item-events"
+    AGENT_CHECKED_ON_TEXT_EVENTS = "agent-member-checked-on-text-events"
+    INDEX_TRUNCATED = "index-truncated"
+    ITEM_EVENT_INDEX_WHOLE_NUMBER_MALFORMED = "item-event-index-whole-number-malformed"
     # items
     OUTPUT_INDEX_FROM_COUNT = "output-index-from-count"
     OUTPUT_INDEX_DECIDES = "output-index-decides"
@@ -72,6 +76,8 @@ class Fault(Enum):
     DONE_NEEDS_ADDED = "done-needs-added"
     INDEXES_FROM_EVENT_ONLY = "indexes-from-event-only"
     TEXT_OUTPUT_INDEX_FROM_EVENT = "text-output-index-from-event"
+    OUTPUT_INDEX_MOVED_BY_EVENTS = "output-index-moved-by-events"
+    TEXT_OUTPUT_INDEX_FROM_FIRST_DELTA = "text-output-index-from-first-delta"
     DONE_ITEM_CALL_ID_UNKNOWN = "done-item-call-id-unknown"
     CUSTOM_INPUT_IGNORES_CALL_ID = "custom-input-ignores-call-id"
     CUSTOM_INPUT_TO_OPEN_CALL = "custom-input-to-open-call"
@@ -172,6 +178,12 @@ class Fault(Enum):
     SILENT_NAME_CHANGE = "silent-name-change"
     RESTATED_CALL_ID_REPORTED = "restated-call-id-reported"
     RESTATED_CALL_ID_RETRACTED = "restated-call-id-retracted"
+    NAME_CHANGE_OWN_CODE = "name-change-own-code"
+    NAME_CHANGE_RETRACTED_SILENTLY = "name-change-retracted-silently"
+    RESTATED_CALL_ID_REPORTED_AT_ARGUMENTS_DONE = "restated-call-id-reported-at-arguments-done"
+    CUSTOM_RESTATED_CALL_ID_REPORTED = "custom-restated-call-id-reported"
+    RESTATED_CALL_MADE_AGAIN = "restated-call-made-again"
+    RESTATED_IDS_SWAPPED = "restated-ids-swapped"
     IGNORE_ITEM_STATUS = "ignore-item-status"
     FORGET_OPEN_CALLS = "forget-open-calls"
     NO_DUPLICATE_CALL_ID_CHECK = "no-duplicate-call-id-check"
@@ -182,6 +194,10 @@ class Fault(Enum):
     RETRACTION_FREES_CALL_ID = "retraction-frees-call-id"
     IN_PROGRESS_DONE_ITEM_INCOMPLETE = "in-progress-done-item-incomplete"
     INPUT_FAULT_BEFORE_DUPLICATE = "input-fault-before-duplicate"
+    STATUS_NOT_COMPLETED_REFUSED = "status-not-completed-refused"
+    IN_PROGRESS_DONE_ITEM_AWAITED = "in-progress-done-item-awaited"
+    JSON_PARSED_BEFORE_DUPLICATE = "json-parsed-before-duplicate"
+    DEPTH_BEFORE_DUPLICATE = "depth-before-duplicate"
     HOSTED_CALLS_EXECUTED = "hosted-calls-executed"
     CALL_AT_BOTH_POINTS = "call-at-both-points"
     VALIDATED_AT_ARGUMENTS_DONE = "validated-at-arguments-done"
@@ -875,6 +891,21 @@ def _lines_completed(before: str, delta: str) -> str:
     return whole[: whole.rfind("\n") + 1][len(before[: before.rfind("\n") + 1]) :]
 
 
+_AGENT_TYPED_EVENTS = {  # AGENT_CHECKED_ON_ITEM_EVENTS, AGENT_CHECKED_ON_TEXT_EVENTS
+    Fault.AGENT_CHECKED_ON_ITEM_EVENTS: "response.output_item.",
+    Fault.AGENT_CHECKED_ON_TEXT_EVENTS: "response.output_text.",
+}
+
+
+def _parses(text: str, faults: frozenset[Fault]) -> bool:
+    """Whether the text is JSON (JSON_PARSED_BEFORE_DUPLICATE)."""
+    try:
+        parse_json(text, faults)
+    except NotJSON:
+        return False
+    return True
+
+
 def _named_agent(agent: object) -> bool:
     """An `agent` member that names its agent: an object with a string agent_name."""
     return isinstance(agent, dict) and isinstance(agent.get("agent_name"), str)
@@ -913,6 +944,7 @@ class IndependentRouter:
         self.current_call: ItemState | None = None  # BUFFER_OF_CURRENT_CALL
         self.buffered = 0  # LIMIT_SHARED_BY_CALLS: the bytes of every call's deltas
         self.held: list[Outcome] = []  # CALL_DEFERRED_TO_NEXT_EVENT, ERRORS_DEFERRED_TO_CLOSE
+        self.text_output_index: dict[str, int] = {}  # TEXT_OUTPUT_INDEX_FROM_FIRST_DELTA, by item id
         self.ended_at_terminal = False  # END_AT_TERMINAL
         self.error_was_terminal = False  # ERROR_EVENT_COUNTS_AS_TERMINAL
         self.stream = EventStreamDecoder()
@@ -1034,7 +1066,10 @@ class IndependentRouter:
                     return []  # taken for a replay
                 self.last_sequence_number = number
         agent = event.get("agent")
-        if self.has(Fault.AGENT_CHECKED) and agent is not None and not _named_agent(agent):
+        typed = self.has(Fault.AGENT_CHECKED) or any(  # decoded into the beta SDK's type: agent is an object
+            self.has(fault) and kind.startswith(prefix) for fault, prefix in _AGENT_TYPED_EVENTS.items()
+        )
+        if typed and agent is not None and not _named_agent(agent):
             raise Refused("malformed_event", "field 'agent' must be an object with a string agent_name")
         unknown = kind not in _FIELDS
         if self.end_status is not None and not (unknown and self.has(Fault.AFTER_TERMINAL_UNKNOWN_IGNORED)):
@@ -1150,6 +1185,12 @@ class IndependentRouter:
             for name, shape in fields:
                 if shape == "index" and _whole(source.get(name)):
                     raise Refused("malformed_event", f"field {where + name!r} must be written as an integer")
+        indexes = [name for name, shape in fields if shape == "index" and type(source.get(name)) is float]
+        if self.has(Fault.INDEX_TRUNCATED):  # decoded as a float and converted, as Go's int(f) does
+            source = {**source, **{name: int(source[name]) for name in indexes if source[name] >= 0}}
+        item_event = any(name == "item" for name, _ in fields)  # decoded into the SDK's typed event
+        if indexes and item_event and self.has(Fault.ITEM_EVENT_INDEX_WHOLE_NUMBER_MALFORMED):
+            raise Refused("malformed_event", f"field {where + indexes[0]!r} must be written as an integer")
         return _read(source, fields, required, where, not self.has(Fault.NULL_IS_WRONG_TYPE))
 
     def _ignored(self, event: dict[str, Any], kind: str) -> list[Outcome]:
@@ -1434,6 +1475,9 @@ class IndependentRouter:
         elif item.done and not (self.has(Fault.CALL_AGAIN_ON_DUPLICATE_DONE) and item.call is not None):
             code = "late_delta" if self.has(Fault.SECOND_DONE_LATE) else "duplicate_event"
             raise Refused(code, f"item {item.id!r} is already done")
+        awaited = stated["status"] == "in_progress" and self.has(Fault.IN_PROGRESS_DONE_ITEM_AWAITED)
+        if awaited and item.call is not None:
+            return []  # taken for an update of the item: its done item is still to come
         item.done = True
         outcomes: list[Outcome] = []
         if item.refusals:  # REFUSAL_AT_ITEM_DONE: the refusal, shown whole at the end
@@ -1471,13 +1515,20 @@ class IndependentRouter:
             if name == "call_id" and first is not None and self.has(Fault.IDENTITY_CHANGE_SILENT):
                 continue  # the announced call id stays, without a word
             if name == "call_id":
-                reported = self.has(Fault.RESTATED_CALL_ID_REPORTED)
+                reported = (
+                    self.has(Fault.RESTATED_CALL_ID_REPORTED)
+                    or (call.fired and self.has(Fault.RESTATED_CALL_ID_REPORTED_AT_ARGUMENTS_DONE))
+                    or (item.type == "custom_tool_call" and self.has(Fault.CUSTOM_RESTATED_CALL_ID_REPORTED))
+                )
             else:
-                reported = not self.has(Fault.SILENT_NAME_CHANGE)
+                reported = not self.has(Fault.SILENT_NAME_CHANGE) and not (
+                    call.fired and self.has(Fault.NAME_CHANGE_RETRACTED_SILENTLY)  # the retraction says it
+                )
             stated_null = name in item.null_stated and self.has(Fault.NULL_CALL_ID_STATED)
             if (first is not None and reported) or stated_null:
                 message = f"the done item states {name} {again!r}, not {first!r}"
-                outcomes.append(_error("done_mismatch", message))
+                own = name != "call_id" and self.has(Fault.NAME_CHANGE_OWN_CODE)  # not the text's code
+                outcomes.append(_error(f"{name}_mismatch" if own else "done_mismatch", message))
             gained = name == "namespace" and first is None  # a namespace the call lacked included
             if name != "call_id" and not (gained and self.has(Fault.RETRACT_IGNORES_NEW_NAMESPACE)):
                 contradicted |= call.fired
@@ -1493,6 +1544,8 @@ class IndependentRouter:
             else ("incomplete",)
         )
         incomplete = stated["status"] in refusing and not self.has(Fault.IGNORE_ITEM_STATUS)
+        if stated["status"] != "completed" and self.has(Fault.STATUS_NOT_COMPLETED_REFUSED):
+            incomplete = True  # `if item.status != "completed"`
         restated = stated["call_id"] is not None and item.call_id not in (None, stated["call_id"])
         outcomes, contradicted = self._identity(item, call, stated)
         text, stated_text = call.done_text, stated.get(TEXT_FIELD.get(item.type, "arguments"))
@@ -1522,6 +1575,9 @@ class IndependentRouter:
                 text = stated_text
         call.complete = call.settled = True
         call.deltas.release()
+        again = restated and not (incomplete or contradicted) and self.has(Fault.RESTATED_CALL_MADE_AGAIN)
+        if call.fired and again:  # the call made at its .done is made once more, at the new id
+            return outcomes + self._produce(item, text)
         if call.fired:  # arguments_done: the call went out at its .done (CORE-CALL-8)
             return self._confirmed(item, outcomes, incomplete, contradicted)
         if call.outcome is not None and not self.has(Fault.CALL_AGAIN_ON_DUPLICATE_DONE):
@@ -1590,9 +1646,10 @@ class IndependentRouter:
         assert made_with is not None
         self._take_call_id(item)  # both ids are the call's (CORE-CALL-7)
         message = f"the call made as {made_with!r} is {item.call_id!r}"
-        return _error(
-            "call_id_restated", message, item_id=item.id, call_id=item.call_id, previous_call_id=made_with
-        )
+        ids = {"call_id": item.call_id, "previous_call_id": made_with}
+        if self.has(Fault.RESTATED_IDS_SWAPPED):
+            ids = {"call_id": made_with, "previous_call_id": item.call_id}
+        return _error("call_id_restated", message, item_id=item.id, **ids)
 
     def _retracted(self, item: ItemState, why: str) -> Outcome:
         """Names the call as it was made, whatever id its done item states (CORE-CALL-12 .. -14)."""
@@ -1648,6 +1705,8 @@ class IndependentRouter:
             raise Refused("item_type_mismatch", f"{kind} does not apply to the {item.type} {item.id!r}")
         if item_id is not None and call_id is not None and self.has(Fault.EVENT_CALL_ID_ADOPTED):
             item.call_id = call_id  # the latest event's word on the call
+        if output_index is not None and self.has(Fault.OUTPUT_INDEX_MOVED_BY_EVENTS):
+            item.output_index = output_index  # the latest event's word on where the item is
         return item
 
     # -- text, refusal and reasoning --
@@ -1661,6 +1720,8 @@ class IndependentRouter:
         )
         if from_count:
             output_index = len(self.items) - 1  # the rule of an announcement, for its events
+        elif output_index is not None and self.has(Fault.TEXT_OUTPUT_INDEX_FROM_FIRST_DELTA):
+            output_index = self.text_output_index.setdefault(item.id, output_index)  # its text stream's
         elif not event_index:
             output_index = item.output_index  # the item's, whatever the event states (CORE-ITEM-15, -16)
         if self.has(Fault.TEXT_DELTA_STRIPPED):
@@ -1859,6 +1920,12 @@ class IndependentRouter:
         refused = self._tool_error_of if dry_run else self._tool_error
         if item.call_id is None or item.name is None or text is None:
             return refused(item, "incomplete", "the call has no call id, name or complete text")
+        parsed_first = self.has(Fault.JSON_PARSED_BEFORE_DUPLICATE) and item.type == "function_call"
+        if parsed_first and self._called_before(item) and not _parses(text, self.faults):
+            return refused(item, "invalid_json", "the arguments are not JSON")
+        guarded = self.has(Fault.DEPTH_BEFORE_DUPLICATE) and item.type == "function_call"
+        if guarded and nesting_depth(text, self.faults) > MAX_DEPTH:  # a guard before anything is read
+            return refused(item, "too_deep", f"the arguments nest deeper than {MAX_DEPTH} levels")
         if self._called_before(item) and not self.has(Fault.NO_DUPLICATE_CALL_ID_CHECK):
             return refused(item, "duplicate_call_id", f"call id {item.call_id!r} was already called")
         outcome: Outcome = {

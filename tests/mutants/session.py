@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from streamroute.reference import Outcome, Router
 from streamroute.reference.connection import (
+    INJECTIONS,
     TRANSITIONS,
     Connection,
     Lane,
@@ -182,6 +183,48 @@ class SequentialServerUnknown(Session):
     """Declares session_lanes sequential, yet takes every bare event for the default lane's."""
 
     options: ClassVar[dict[str, str]] = {"session_lanes": "sequential"}
+
+
+class WarmUpIsAKeepalive(Session):
+    """Takes a response.create with no input for a keepalive, and begins no turn for it."""
+
+    def _create(self, message: dict[str, Any]) -> list[Outcome]:
+        return [] if not message.get("input") and self._connected else super()._create(message)
+
+
+class WarmUpWithoutStoreIsNoTurn(Session):
+    """Takes a warm-up that stores nothing (generate and store false) for a no-op: no turn begins."""
+
+    def _create(self, message: dict[str, Any]) -> list[Outcome]:
+        nothing = message.get("generate") is False and message.get("store") is False
+        return [] if nothing and self._connected else super()._create(message)
+
+
+class _Sequential(Session):
+    """Under session_lanes sequential, as the reference serves a server that processes one response
+    at a time: what the mutants of SESSION-LANE-6 change."""
+
+    options: ClassVar[dict[str, str]] = {"session_lanes": "sequential"}
+
+    def __init__(self, tools: Tools) -> None:
+        Connection.__init__(self, Router, sequential_lanes=True)
+
+
+class SequentialWithOneTurnOnly(_Sequential):
+    """Gives a bare event to the one turn in flight, and to none while several are."""
+
+    def _head(self, lane: Lane) -> Turn | None:
+        head = super()._head(lane)
+        alone = head is None or head.lane == lane or len(self._turns) == 1
+        return head if alone else None
+
+
+class SequentialOnceItHasAResponse(_Sequential):
+    """Gives a bare event to the oldest turn in flight only once that turn has its response's id."""
+
+    def _head(self, lane: Lane) -> Turn | None:
+        head = super()._head(lane)
+        return head if head is None or head.lane == lane or head.response_id is not None else None
 
 
 # -- errors and the end of a connection (sections 4, 5) ----------------------------------------
@@ -363,6 +406,49 @@ class PendingWithoutRequiredInput(Session):
         return super()._move(steer, trigger, {} if trigger == "hold" else fields)
 
 
+class PendingRequiredInputAsCallIds(Session):
+    """Reduces a pending steer's required input to the ids of the calls and approvals it names."""
+
+    def _move(self, steer: Steer, trigger: SteerTrigger, fields: dict[str, Any]) -> Outcome:
+        stubs = fields.get("required_input")
+        if trigger == "hold" and isinstance(stubs, list):
+            owed = [
+                stub.get("call_id") or stub.get("approval_request_id")
+                for stub in stubs
+                if isinstance(stub, dict)
+            ]
+            fields = {**fields, "required_input": owed}
+        return super()._move(steer, trigger, fields)
+
+
+class PendingWithoutReason(Session):
+    """Reports a pending steer's required input, but not the reason its response waits."""
+
+    def _move(self, steer: Steer, trigger: SteerTrigger, fields: dict[str, Any]) -> Outcome:
+        return super()._move(steer, trigger, {k: v for k, v in fields.items() if k != "reason"})
+
+
+class InjectionWhileIdleIsACreate(Session):
+    """Takes an injection sent while no response is in flight for a request, which begins a turn."""
+
+    def begins(self, message: dict[str, Any]) -> bool:
+        return not self._turns
+
+    def _step(self, step: dict[str, Any]) -> list[Outcome]:
+        message = step.get("message")
+        injection = isinstance(message, dict) and message.get("type") == "response.inject"
+        if step["control"] == "send" and injection and self._connected and self.begins(message):
+            return self._create(message)
+        return super()._step(step)
+
+
+class InjectionIntoAnEndedResponseIsACreate(InjectionWhileIdleIsACreate):
+    """Takes an injection into a response no longer in flight for a request that continues it."""
+
+    def begins(self, message: dict[str, Any]) -> bool:
+        return all(turn.response_id != message.get("response_id") for turn in self._turns)
+
+
 class InjectionIsACreate(Session):
     """Takes every message the client sends that is no steer for a request: an injection begins a turn."""
 
@@ -375,6 +461,27 @@ class InjectionIsACreate(Session):
         ):
             return self._create(message)
         return super()._step(step)
+
+
+class InjectionNamesTheTurnsResponse(Session):
+    """Names the response of the lane's turn in flight in an injection's ignored, not the event's."""
+
+    def feed(self, entry: object) -> list[Outcome]:
+        outcomes = super().feed(entry)
+        if not (isinstance(entry, dict) and entry.get("type") in INJECTIONS):
+            return outcomes
+        turn = self._head(entry.get("stream_id"))
+        return [{**o, "response_id": turn.response_id} if turn is not None else o for o in outcomes]
+
+
+class InjectionWithoutItsResponse(Session):
+    """Reads no response_id of an injection's acknowledgement: its ignored names no response."""
+
+    def feed(self, entry: object) -> list[Outcome]:
+        outcomes = super().feed(entry)
+        if isinstance(entry, dict) and entry.get("type") in INJECTIONS:
+            return [{**o, "response_id": None} for o in outcomes]
+        return outcomes
 
 
 class InjectionsReachTheTurn(Session):
@@ -1226,7 +1333,11 @@ MUTANTS = [
     mutant(EndsTurnsAgainWhenLost, "session.ends-turns-again-when-lost", "SESSION-TURN-4"),
     mutant(NoAutomaticSuccessor, "session.no-automatic-successor", "SESSION-TURN-5"),
     mutant(WarmUpIsNoTurn, "session.warm-up-is-no-turn", "SESSION-TURN-7"),
+    mutant(WarmUpIsAKeepalive, "session.warm-up-is-a-keepalive", "SESSION-TURN-7"),
+    mutant(WarmUpWithoutStoreIsNoTurn, "session.warm-up-without-store-is-no-turn", "SESSION-TURN-7"),
     mutant(SequentialServerUnknown, "session.sequential-server-unknown", "SESSION-LANE-6"),
+    mutant(SequentialWithOneTurnOnly, "session.sequential-with-one-turn-only", "SESSION-LANE-6"),
+    mutant(SequentialOnceItHasAResponse, "session.sequential-once-it-has-a-response", "SESSION-LANE-6"),
     mutant(ErrorsEndNoTurn, "session.errors-end-no-turn", "SESSION-ERR-1"),
     mutant(IdleLaneErrorIsStray, "session.idle-lane-error-is-stray", "SESSION-ERR-2"),
     mutant(LimitIsALaneError, "session.limit-is-a-lane-error", "SESSION-LIMIT-1", "SESSION-CONN-1"),
@@ -1248,8 +1359,18 @@ MUTANTS = [
     mutant(FailuresNeedAnId, "session.failures-need-an-id", "SESSION-STEER-5"),
     mutant(SuccessorFailureIsUnknown, "session.successor-failure-is-unknown", "SESSION-STEER-5"),
     mutant(PendingWithoutRequiredInput, "session.pending-without-required-input", "SESSION-STEER-11"),
+    mutant(PendingRequiredInputAsCallIds, "session.pending-required-input-as-call-ids", "SESSION-STEER-11"),
+    mutant(PendingWithoutReason, "session.pending-without-reason", "SESSION-STEER-11"),
     mutant(InjectionIsACreate, "session.injection-is-a-create", "SESSION-INJECT-1"),
+    mutant(InjectionWhileIdleIsACreate, "session.injection-while-idle-is-a-create", "SESSION-INJECT-1"),
+    mutant(
+        InjectionIntoAnEndedResponseIsACreate,
+        "session.injection-into-an-ended-response-is-a-create",
+        "SESSION-INJECT-1",
+    ),
     mutant(InjectionsReachTheTurn, "session.injections-reach-the-turn", "SESSION-INJECT-2"),
+    mutant(InjectionNamesTheTurnsResponse, "session.injection-names-the-turns-response", "SESSION-INJECT-2"),
+    mutant(InjectionWithoutItsResponse, "session.injection-without-its-response", "SESSION-INJECT-2"),
     mutant(LostSteersFailed, "session.lost-steers-failed", "SESSION-STEER-6"),
     mutant(ResendsBlindly, "session.resends-blindly", "SESSION-STEER-7"),
     mutant(AdoptsUnknownAcknowledgements, "session.adopts-unknown-acknowledgements", "SESSION-STEER-8"),
