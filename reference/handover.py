@@ -1,13 +1,13 @@
 """Calls handed over when their response completes: option `tool_call_point: response_done`.
 
 Agent frameworks run the calls of a response once the response has ended, never before
-(spec/core.md CORE-CALL-18). `ResponseDoneRouter` is the reference router with that design:
+(spec/core.md CORE-POINT-1). `ResponseDoneRouter` is the reference router with that design:
 each call's one outcome, made at its done item as the canonical router makes it, is held until
 the response's terminal event. At `response.completed` the held outcomes are handed over as
 they were made; when the response ends any other way (`response.failed`,
 `response.incomplete`, or close without a terminal event) a held `tool.call` becomes
 `tool.error` `incomplete`, since a response that did not complete hands over no call
-(CORE-CALL-19). The held outcomes come in the order their done items came, after the terminal
+(CORE-POINT-2). The held outcomes come in the order their done items came, after the terminal
 event's `lifecycle` and `error`, before the outcomes of the calls still open (CORE-CALL-6).
 """
 
@@ -59,7 +59,7 @@ class ResponseDoneRouter:
 
 
 def _not_completed(outcome: Outcome) -> Outcome:
-    """CORE-CALL-19: a call of a response that did not complete is never handed over."""
+    """CORE-POINT-2: a call of a response that did not complete is never handed over."""
     if outcome["kind"] != "tool.call":
         return outcome
     error: Outcome = {"kind": "tool.error", "item_id": outcome["item_id"], "code": "incomplete"}
