@@ -489,12 +489,12 @@ class OutputCountOnly(Excusing):
     rule = "PROD-LIFE-5"
 
     def _lifecycle(self, event_type: str, response: dict[str, Any]) -> None:
-        if event_type != "response.completed":
-            return super()._lifecycle(event_type, response)
-        open_items = [item for item in self.items.values() if not item.done]
-        if open_items:  # reported as the checker does; its output is then not looked at either
-            return super()._lifecycle(event_type, response)
-        with self.excusing(len(response["output"]) == len(self.items)):
+        counted = (
+            event_type == "response.completed"
+            and all(item.done for item in self.items.values())
+            and len(response["output"]) == len(self.items)
+        )
+        with self.excusing(counted):  # every item done, as many listed: nothing else to see
             super()._lifecycle(event_type, response)
 
 
@@ -565,13 +565,25 @@ class ReannouncedItemAllowed(Variant):
 
 
 class FirstEventAnnouncesItem(Variant):
-    """Takes the first event of an item never announced for its announcement."""
+    """Takes the first event of an item never announced for its announcement, and the announcement
+    that comes after for what the item is."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unannounced: set[str] = set()  # items known from an event before their announcement
 
     def _item(self, event_type: str, event: dict[str, Any]) -> _Item | None:
         if event["item_id"] not in self.items:
-            item_type = EVENTS[event_type].item_types[0]
-            self.items[event["item_id"]] = _Item(item_type, event["output_index"], {"type": item_type})
+            self.items[event["item_id"]] = _Item(EVENTS[event_type].item_types[0], event["output_index"], {})
+            self.unannounced.add(event["item_id"])
         return super()._item(event_type, event)
+
+    def _item_added(self, item: dict[str, Any], output_index: int) -> None:
+        if item["id"] in self.unannounced:
+            self.unannounced.discard(item["id"])
+            self.items[item["id"]].announced = item
+        else:
+            super()._item_added(item, output_index)
 
 
 class UnannouncedItemsSkipped(Variant):
