@@ -198,14 +198,19 @@ class SecondDoneAllowed(Variant):
             super().take(index, captured)
 
 
-class DoneBeforeTerminalAllowed(Variant):
-    """Takes `[DONE]` anywhere, not only after the terminal event."""
+class AfterDoneAtDone(Misplaced):
+    """Reports what follows `[DONE]` at the `[DONE]`, not at the event it is."""
+
+    rule = "PROD-SSE-4"
+    done_at: int | None = None  # the index of the first `[DONE]`
 
     def take(self, index: int, captured: Captured) -> None:
-        if captured.done and not self.after_done:
-            self.after_done = True
-            return
+        if captured.done and self.done_at is None:
+            self.done_at = index
         super().take(index, captured)
+
+    def place(self) -> int | None:
+        return self.index if self.done_at is None else self.done_at
 
 
 # -- events, sequence numbers (sections 2, 3) ---------------------------------------------
@@ -992,7 +997,7 @@ MUTANTS = [
     _checker(EventLineOfFirstEventOnly, "prod.event-line-of-first-event-only", "PROD-SSE-3"),
     _checker(StopsAtDone, "prod.stops-at-done", "PROD-SSE-4"),
     _checker(SecondDoneAllowed, "prod.second-done-allowed", "PROD-SSE-4"),
-    _checker(DoneBeforeTerminalAllowed, "prod.done-before-terminal-allowed", "PROD-SSE-4"),
+    _checker(AfterDoneAtDone, "prod.after-done-at-done", "PROD-SSE-4"),
     _checker(NonJsonSkipped, "prod.non-json-skipped", "PROD-EVT-1"),
     _checker(NonObjectSkipped, "prod.non-object-skipped", "PROD-EVT-1"),
     _checker(DepthUnlimited, "prod.depth-unlimited", "PROD-EVT-1"),
