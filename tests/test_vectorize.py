@@ -29,8 +29,10 @@ REFUSED = {  # recordings with no ground truth to take, and why
     "data-not-json.sse": "event 7 is not JSON",
     "duplicate-member-names.jsonl": "event 1 names 'status' more than once .PROD-EVT-3.",
     "event-nested-too-deep.jsonl": "event 1 is not JSON",
+    "in-progress-output-null.jsonl": "event 1 .response.in_progress. breaks PROD-EVT-2",
     "latin-1-after-done.sse": "event 8 is not JSON",
     "last-event-unterminated.sse": "no terminal event",
+    "last-event-without-empty-line.sse": "no terminal event",
     "no-terminal-event.sse": "no terminal event",
 }
 ROUTERS = ["streamroute.reference.adapter:router", "streamroute.reference.adapter:arguments_done_router"]
