@@ -175,7 +175,8 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
 
 def of(difference: Difference, context: Context) -> set[Any]:
     """What a difference is of (spec/attribution.md section 1.4): the items and calls its outcomes
-    name, else its event's item or call; the stream's end for the `end` and a terminal `lifecycle`;
+    name, else its event's item or call; the stream's end for the `end`, a terminal `lifecycle`
+    and a difference at an `error` event;
     in a session a turn (its lane and response), a response, a steer (by its target), the
     connection; in an sse vector the stream, whose decoding its first difference shows gone wrong."""
     if context.events is None:
@@ -192,6 +193,8 @@ def of(difference: Difference, context: Context) -> set[Any]:
         things.add(("item_id", item))
     if not things and isinstance(event.get("call_id"), str):  # a step naming a call
         things.add(("call_id", event["call_id"]))
+    if event.get("type") == "error" and not any(thing[0] == "turn" for thing in things):
+        things.add(("end",))  # routed or not, an error event decides the end's status (CORE-LIFE-8)
     return things
 
 

@@ -20,7 +20,8 @@ class ForgetsAtRestart(ExecutionSession):
     """Keeps its calls in a database in memory: a restart forgets them, so a replay runs them again.
 
     A restart so finds no call running or ready, and the audit holds none of them: EXEC-RESTART-2,
-    EXEC-RESTART-3 and EXEC-AUDIT-2 as well."""
+    EXEC-RESTART-3 and EXEC-AUDIT-2 as well; and a call replayed or supplied after it has no record
+    to answer with (no `tool.duplicate`, no `tool.result`): EXEC-ONCE-2 and EXEC-SUPPLY-1."""
 
     profiles = PROFILES
 

@@ -27,6 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, cast
 
+import yaml
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.judge import run_vector
 from streamroute.conformance.results import Result, Status
@@ -37,6 +38,7 @@ from streamroute.producer.checker import CaptureReport, check_capture
 Kind = Literal["implementation", "checker"]
 
 CAPTURES = Path(__file__).resolve().parent.parent / "captures"
+INEXACT = Path(__file__).resolve().parent / "inexact.yaml"
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,14 @@ def all_mutants() -> list[Mutant]:
         *producer.MUTANTS,
         *session.MUTANTS,
     ]
+
+
+@cache
+def inexact() -> dict[str, tuple[str, ...]]:
+    """The mutants tests/mutants/inexact.yaml lists, each with the requirements it is charged
+    beyond what it (or a twin) breaks: what attribution does not yet tell apart."""
+    listed = yaml.safe_load(INEXACT.read_text(encoding="utf-8")) or {}
+    return {name: tuple(beyond) for name, beyond in listed.items()}
 
 
 @cache

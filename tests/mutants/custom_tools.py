@@ -25,7 +25,7 @@ from streamroute.reference.consumers import (
     ToolName,
 )
 from streamroute.reference.patch import ENDED, UPDATING, WHITESPACE, PatchError, PatchParser
-from streamroute.reference.router import _RESOLVED, CALL_TYPES, Item, Slot, _consumer_outcome
+from streamroute.reference.router import _RESOLVED, CALL_TYPES, Item, Slot, ToolError, _consumer_outcome
 from streamroute.reference.types import JSONObject, error_outcome
 
 from . import mutant
@@ -66,8 +66,14 @@ def _refused(outcomes: list[Outcome]) -> bool:
 
 def _streamed(item: Item) -> str:
     """What a call's input is as far as the router knows it: complete, or the deltas so far."""
-    call, arguments = item.call, item.call.arguments
-    return call.complete if call.complete is not None else "".join(arguments.runs + arguments.recent)
+    complete = item.call.complete
+    return complete if complete is not None else _deltas(item)
+
+
+def _deltas(item: Item) -> str:
+    """The input a call's deltas have streamed so far."""
+    arguments = item.call.arguments
+    return "".join(arguments.runs + arguments.recent)
 
 
 def _before_call(outcomes: list[Outcome], item: Item, inserted: list[Outcome]) -> list[Outcome]:
@@ -835,7 +841,7 @@ class ReplacedConsumerFinished(CustomTools):
         has_consumer = item.name is not None and (item.namespace, item.name) in self._consumers
         if slot is None or not has_consumer or item.call_id is None:
             return super()._bind_consumer(item)
-        return self._finish(slot, _streamed(slot.item))[0] + super()._bind_consumer(item)
+        return self._finish(slot, _streamed(slot.item), slot.call_id)[0] + super()._bind_consumer(item)
 
 
 class EchoForToolsWithoutConsumer(CustomTools):
@@ -855,7 +861,7 @@ class ConsumerlessCallFinishesConsumer(CustomTools):
         has_consumer = item.name is not None and (item.namespace, item.name) in self._consumers
         if slot is None or has_consumer:
             return super()._bind_consumer(item)
-        return self._finish(slot, _streamed(slot.item))[0] + super()._bind_consumer(item)
+        return self._finish(slot, _streamed(slot.item), slot.call_id)[0] + super()._bind_consumer(item)
 
 
 class KeepsSlotForCallWithoutCallId(CustomTools):
@@ -893,7 +899,7 @@ class FunctionCallFinishesConsumer(CustomTools):
             and item is not None
             and item.get("type") == "function_call"
         ):
-            outcomes += self._finish(slot, _streamed(slot.item))[0]
+            outcomes += self._finish(slot, _streamed(slot.item), slot.call_id)[0]
         return outcomes
 
 
@@ -953,7 +959,7 @@ class NoIdDeltaEndsConsumer(CustomTools):
         outcomes = super().feed(event)
         if slot is not None and delta is not None and all(delta.get(key) is None for key in _CALL_NAMES):
             self._slot = None
-            outcomes += self._finish(slot, _streamed(slot.item))[0]
+            outcomes += self._finish(slot, _streamed(slot.item), slot.call_id)[0]
         return outcomes
 
 
@@ -970,7 +976,7 @@ class FinishAtInputDone(CustomTools):
     def _complete_arguments(self, item: Item, complete: str, what: str) -> list[Outcome]:
         outcomes = super()._complete_arguments(item, complete, what)
         slot = self._release(item) if what.startswith("response.custom_tool_call_input.done") else None
-        return outcomes if slot is None else outcomes + self._finish(slot, complete)[0]
+        return outcomes if slot is None else outcomes + self._finish(slot, complete, slot.call_id)[0]
 
 
 class DoneOfAnyItemDropsConsumer(CustomTools):
@@ -996,25 +1002,25 @@ class FinishesAtAnyCallDone(CustomTools):
         )
         if slot is not None and self._slot is slot and is_call:
             self._slot = None
-            outcomes += self._finish(slot, _streamed(slot.item))[0]
+            outcomes += self._finish(slot, _streamed(slot.item), slot.call_id)[0]
         return outcomes
 
 
 class RejectionIsInvalidArguments(CustomTools):
     """Reports a rejecting finish as tool.error invalid_arguments, as any input refused before it runs."""
 
-    def _resolve_as_error(self, item: Item, code: str, message: str) -> list[Outcome]:
-        return super()._resolve_as_error(
-            item, "invalid_arguments" if code == "consumer_rejected" else code, message
-        )
+    def _resolve_as_error(self, item: Item, error: ToolError) -> list[Outcome]:
+        if error.code == "consumer_rejected":
+            error = ToolError("invalid_arguments", error.message)
+        return super()._resolve_as_error(item, error)
 
 
 class RejectionWithoutCallId(CustomTools):
     """Reports a rejecting finish as a tool.error without the call's call_id, the consumer's message only."""
 
-    def _resolve_as_error(self, item: Item, code: str, message: str) -> list[Outcome]:
-        outcomes = super()._resolve_as_error(item, code, message)
-        if code != "consumer_rejected":
+    def _resolve_as_error(self, item: Item, error: ToolError) -> list[Outcome]:
+        outcomes = super()._resolve_as_error(item, error)
+        if error.code != "consumer_rejected":
             return outcomes
         return [{k: v for k, v in outcome.items() if k != "call_id"} for outcome in outcomes]
 
@@ -1024,23 +1030,24 @@ class FinishBeforeDuplicateCheck(CustomTools):
 
     def _resolve(self, item: Item) -> list[Outcome]:
         slot = self._slot if self._slot is not None and self._slot.item is item else None
-        duplicate = item.call_id in self._called_ids and item.complete is not None and item.name is not None
-        if slot is None or not duplicate or item.call in _RESOLVED:
+        call = item.call
+        duplicate = item.call_id in self._called_ids and call is not None and call.complete is not None
+        if slot is None or call is None or not duplicate or item.name is None or call.state in _RESOLVED:
             return super()._resolve(item)
-        finished = self._finish(slot, item.complete or "")[0]
+        finished = self._finish(slot, call.complete or "", slot.call_id)[0]
         return finished + super()._resolve(item)
 
 
 class IncompleteCallAskedOfConsumer(CustomTools):
     """Asks the consumer about a call whose done item is incomplete, and reports its rejection, not core's."""
 
-    def _resolve_as_error(self, item: Item, code: str, message: str) -> list[Outcome]:
+    def _resolve_as_error(self, item: Item, error: ToolError) -> list[Outcome]:
         slot = self._slot if self._slot is not None and self._slot.item is item else None
-        if slot is None or code != "incomplete":
-            return super()._resolve_as_error(item, code, message)
-        _, rejection = self._finish(slot, _streamed(item))
+        if slot is None or error.code != "incomplete":
+            return super()._resolve_as_error(item, error)
+        _, rejection = self._finish(slot, _streamed(item), slot.call_id)
         return super()._resolve_as_error(
-            item, "consumer_rejected" if rejection else code, rejection or message
+            item, error if rejection is None else ToolError("consumer_rejected", rejection)
         )
 
 
@@ -1132,7 +1139,12 @@ class FailedConsumerFinished(CustomTools):
 
     def _resolve(self, item: Item) -> list[Outcome]:
         failed = getattr(self, "_failed", None)
-        if failed is not None and failed.item is item and item.call not in _RESOLVED:
+        if (
+            failed is not None
+            and failed.item is item
+            and item.call is not None
+            and item.call.state not in _RESOLVED
+        ):
             self._failed = None
             self._slot = failed
         return super()._resolve(item)
@@ -1194,7 +1206,7 @@ class EndJudgedByConsumer(CustomTools):
         if slot is None:
             return super()._end_response()
         self._slot = None
-        _, rejection = self._finish(slot, _streamed(slot.item))
+        _, rejection = self._finish(slot, _streamed(slot.item), slot.call_id)
         outcomes = super()._end_response()
         if rejection is None:
             return outcomes
@@ -1457,7 +1469,7 @@ class ReplacedCallRunsWhatItsConsumerSaw(CustomTools):
     def _bind_consumer(self, item: Item) -> list[Outcome]:
         slot = self._slot
         if slot is not None:
-            self._replaced[slot.item.id] = "".join(slot.item.arguments.runs + slot.item.arguments.recent)
+            self._replaced[slot.item.id] = _deltas(slot.item)
         return super()._bind_consumer(item)
 
     def feed(self, event: object) -> list[Outcome]:

@@ -2130,6 +2130,8 @@ MUTANTS = [
         "EXEC-RESTART-2",
         "EXEC-RESTART-3",
         "EXEC-AUDIT-2",
+        "EXEC-ONCE-2",
+        "EXEC-SUPPLY-1",
     ),
     mutant(DuplicateIgnored, "exec.duplicate-ignored", "EXEC-ONCE-2"),
     mutant(CancelLeavesRunningCalls, "exec.cancel-leaves-running-calls", "EXEC-CANCEL-1"),

@@ -16,7 +16,7 @@ from typing import Any
 from streamroute.conformance.requirements import Requirement, read_requirements
 from streamroute.conformance.schemas import SPEC_DIR
 
-from . import Mutant, all_mutants, bundled_vectors, code_mutants, killers
+from . import Mutant, all_mutants, bundled_vectors, code_mutants, inexact, killers
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 COVERAGE = DOCS / "coverage.md"
@@ -33,6 +33,17 @@ PROD-*, a capture checker that misses a rule, or part of one). It is *killed* by
 fails, or by a capture on which it reports other violations than `streamroute check-capture`.
 Every mutant is killed, and every MUST and SHOULD requirement has one.
 """
+
+
+def _inexact_line() -> str:
+    """How many mutants attribution charges beyond what they break (tests/test_mutants.py)."""
+    count = len(inexact())
+    if not count:
+        return "Every mutant is charged only what it breaks, on every vector it fails."
+    return (
+        f"Charged beyond what they break on some vector they fail: {count} mutants, listed with"
+        " those requirements in [tests/mutants/inexact.yaml](../tests/mutants/inexact.yaml)."
+    )
 
 
 def requirements() -> list[Requirement]:
@@ -75,6 +86,7 @@ class Coverage:
         ]
         lines += [_rule(6)]
         lines += [self._summary(profile) for profile in self.profiles]
+        lines += ["", _inexact_line()]
         for profile in self.profiles:
             lines += self._section(profile)
         lines += ["", *code_mutants_section()]

@@ -542,7 +542,10 @@ class DoneFedAsString(Sse):
 
 
 class DoneEndsCompleted(Sse):
-    """Takes `[DONE]` for a normal end: a stream that ends with it, without a terminal event, is completed."""
+    """Takes `[DONE]` for a normal end: a stream that ends with it, without a terminal event, is completed.
+
+    The `end` it gives such a stream has a status no terminal event decided, so it breaks
+    CORE-LIFE-8 (`truncated` without a terminal event) as well as SSE-DATA-5, which restates it."""
 
     def close(self) -> list[Outcome]:
         outcomes = super().close()
@@ -637,7 +640,7 @@ MUTANTS = [
     mutant(AcceptsControlCharacters, "sse.accepts-control-characters", "SSE-DATA-2"),
     mutant(DoneReportedAsIgnored, "sse.done-reported-as-ignored", "SSE-DATA-3"),
     mutant(DoneFedAsString, "sse.done-fed-as-string", "SSE-DATA-3"),
-    mutant(DoneEndsCompleted, "sse.done-ends-completed", "SSE-DATA-5"),
+    mutant(DoneEndsCompleted, "sse.done-ends-completed", "SSE-DATA-5", "CORE-LIFE-8"),
     mutant(DoneSettlesOpenCalls, "sse.done-settles-open-calls", "SSE-DATA-5"),
     mutant(DoneStripped, "sse.done-stripped", "SSE-DATA-6"),
     mutant(DoneAnyCase, "sse.done-any-case", "SSE-DATA-6"),
