@@ -528,6 +528,12 @@ class FinalStatusAlwaysCompared(Variant):
     replaces = ("_IF_BOTH_STATE", frozenset())
 
 
+class FinalNullStated(Variant):
+    """Reads a member stated null as stated: a final `namespace: null` beside a done item without one."""
+
+    replaces = ("_member", lambda item, member: item.get(member, checker._NOTHING))
+
+
 # What the response object states when PROD-LIFE-6 holds.
 _STATED = {"object": "response", "created_at": 1764505140, "model": "gpt-5.1"}
 
@@ -1034,6 +1040,7 @@ MUTANTS = [
         FinalOutputComparedWithAnnouncement, "prod.final-output-compared-with-announcement", "PROD-LIFE-7"
     ),
     _checker(FinalStatusAlwaysCompared, "prod.final-status-always-compared", "PROD-LIFE-7"),
+    _checker(FinalNullStated, "prod.final-null-stated", "PROD-LIFE-7"),
     _checker(ReannouncedItemAllowed, "prod.reannounced-item-allowed", "PROD-ITEM-1"),
     _checker(UnannouncedItemsSkipped, "prod.unannounced-items-skipped", "PROD-ITEM-1"),
     _checker(FirstEventAnnouncesItem, "prod.first-event-announces-item", "PROD-ITEM-1"),
