@@ -12,7 +12,10 @@ from mutants.code_mutants import Entry, Mutation, judge, only_prose_changes, rea
 from mutants.report import COVERAGE, code_mutants_section
 
 ENTRIES, PROBLEMS = read_triage()
-SOURCES = {target.name: {path.name: path for path in target.files} for target in code_mutants.targets()}
+SOURCES = {
+    target.name: {package.label(path.name): path for package in target.packages for path in package.files}
+    for target in code_mutants.targets()
+}
 
 
 def test_the_triage_is_well_formed() -> None:

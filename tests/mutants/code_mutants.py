@@ -1,22 +1,24 @@
 """Code mutants: mutmut changes the code mechanically (operators, constants, conditions, arguments),
 one change at a time, and the bundled vectors are the only tests that may tell each change apart.
 
-Two targets: the reference (the modules of `REFERENCE_MODULES`, under every adapter of
-reference/adapter.py) and the independent router of tests/mutants/independent_router.py (at both
-tool-call points), so the vectors are seen constraining code they were not written beside. The
-independent router's fault branches (`if self.has(Fault...)`) are the requirement mutants of
-tests/mutants/core.py, never run without a fault, so mutmut mutates only the lines the vectors
-reach there (`mutate_only_covered_lines`); the reference has every line mutated.
+Two targets: the reference (the modules of `REFERENCE_MODULES`, and of `WIRE_MODULES` the
+streamroute.wire modules it reads bytes with, under every adapter of reference/adapter.py) and the
+independent router of tests/mutants/independent_router.py (at both tool-call points), so the
+vectors are seen constraining code they were not written beside. The independent router's fault
+branches (`if self.has(Fault...)`) are the requirement mutants of tests/mutants/core.py, never run
+without a fault, so mutmut mutates only the lines the vectors reach there
+(`mutate_only_covered_lines`); the reference has every line mutated.
 
 `python -m mutants.code_mutants` (from tests/, as `tox -e code-mutants` runs it) lays out each
 target in a directory of its own (the mutated copy of the code, code_mutants_suite.py as the test
-suite, the vectors in this process), runs mutmut there, writes what it found to
-docs/code-mutants.json and checks it against the triage, tests/mutants/code-mutants.yaml: every
-mutant no vector kills has exactly one entry there, which says why no stream can tell it from the
-code (`equivalent`), what the suite deliberately does not check (`limitation`), or which vector,
-added for it, kills it now (`killed_by`; the run checks that this vector alone kills it). It fails
-when a survivor has no entry, an entry matches no mutant, or fewer than `LEAST_KILL_RATE` of the
-mutants that are not equivalent are killed. docs/coverage.md shows the result (mutants/report.py).
+suite with code_mutants_order.py as its conftest.py, the vectors in this process), runs mutmut
+there, writes what it found to docs/code-mutants.json and checks it against the triage,
+tests/mutants/code-mutants.yaml: every mutant no vector kills has exactly one entry there, which
+says why no stream can tell it from the code (`equivalent`), what the suite deliberately does not
+check (`limitation`), or which vector, added for it, kills it now (`killed_by`; the run checks that
+this vector alone kills it). It fails when a survivor has no entry, an entry matches no mutant, or
+fewer than `LEAST_KILL_RATE` of the mutants that are not equivalent are killed. docs/coverage.md
+shows the result (mutants/report.py).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "code-mutants.json"
 TRIAGE = Path(__file__).resolve().parent / "code-mutants.yaml"
 SUITE = Path(__file__).resolve().parent / "code_mutants_suite.py"
+SUITE_ORDER = Path(__file__).resolve().parent / "code_mutants_order.py"  # the suite's conftest.py
 LEAST_KILL_RATE = 0.98
 VERDICTS = ("equivalent", "limitation", "killed_by")
 # mutmut's statuses (mutmut/stats.py) as this report counts them: a timeout is a kill, since a
@@ -55,17 +58,46 @@ NOT_RUN = "not checked"  # mutmut's status of a mutant a run stopped before reac
 
 
 @dataclass(frozen=True)
+class Package:
+    """Code a target copies into its work directory, and the part of it mutmut mutates."""
+
+    name: str  # its import path under the work directory's src/ ("": modules at the top)
+    files: tuple[Path, ...]  # copied there, as they are in the repository
+    mutated: tuple[str, ...]  # the files of them mutmut mutates, by file name
+
+    @property
+    def directory(self) -> Path:
+        """Where the copy lives, under the work directory."""
+        return Path("src", *self.name.split(".")) if self.name else Path("src")
+
+    def label(self, file: str) -> str:
+        """How results and the triage name a file of it: its path under src/ less the `streamroute`
+        namespace, which for the reference and wire/ is its path in the repository too."""
+        return "/".join([*self.name.split(".")[1:], file]) if "." in self.name else file
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     title: str
-    files: tuple[Path, ...]  # the code, as it is in the repository
-    package: str  # where the copy lives under the work directory's src/: its import path
-    mutated: tuple[str, ...]  # the files mutmut mutates, by name
+    packages: tuple[Package, ...]
     adapters: tuple[str, ...]
     only_covered_lines: bool
 
+    @property
+    def mutated(self) -> dict[str, str]:
+        """Each mutated file's copy (its path in the work directory) and how results name it."""
+        return {
+            (package.directory / file).as_posix(): package.label(file)
+            for package in self.packages
+            for file in package.mutated
+        }
+
 
 REFERENCE_MODULES = ("router", "sse", "fields", "patch", "consumers", "executor", "ledger", "connection")
+# The reference reads the bytes of a stream with streamroute.wire (decoder, strict JSON, session
+# steps): its byte path is mutated with it.
+WIRE_MODULES = ("event_stream", "strict_json", "session")
 
 
 def reference_adapters() -> tuple[str, ...]:
@@ -79,23 +111,35 @@ def reference_adapters() -> tuple[str, ...]:
     )
 
 
+def _folder(directory: str, modules: Sequence[str] = ()) -> Package:
+    """A folder of the repository copied whole, `modules` of it mutated."""
+    return Package(
+        f"streamroute.{directory}",
+        tuple(sorted(path for path in (ROOT / directory).iterdir() if path.is_file())),
+        tuple(f"{module}.py" for module in modules),
+    )
+
+
 def targets() -> list[Target]:
     return [
         Target(
             "reference",
-            "the reference (reference/)",
-            tuple(sorted((ROOT / "reference").glob("*.py"))),
-            "streamroute.reference",
-            tuple(f"{module}.py" for module in REFERENCE_MODULES),
+            "the reference (reference/, and wire/ for its byte path)",
+            # spec/ beside the reference, as in the repository: reference/codes.py reads it
+            (_folder("reference", REFERENCE_MODULES), _folder("wire", WIRE_MODULES), _folder("spec")),
             reference_adapters(),
             only_covered_lines=False,
         ),
         Target(
             "independent",
             "the independent router (tests/mutants/independent_router.py)",
-            (ROOT / "tests" / "mutants" / "independent_router.py",),
-            "",
-            ("independent_router.py",),
+            (
+                Package(
+                    "",
+                    (ROOT / "tests" / "mutants" / "independent_router.py",),
+                    ("independent_router.py",),
+                ),
+            ),
             ("independent_router:router", "independent_router:arguments_done_router"),
             only_covered_lines=True,
         ),
@@ -109,7 +153,7 @@ def targets() -> list[Target]:
 class Mutation:
     """One mutant, by where it is and what it changes: stable while that line of code is."""
 
-    file: str
+    file: str  # as `Package.label` names it
     function: str  # `Class.method` or `function`
     before: str  # the changed lines as they are, stripped, joined by a newline
     after: str  # the same lines as the mutant has them
@@ -137,16 +181,17 @@ def _stage(target: Target, workdir: Path) -> None:
     """The directory mutmut works in: src/ with a copy of the code, tests/ with the suite."""
     if workdir.exists():
         shutil.rmtree(workdir)
-    package = workdir / "src" / Path(*target.package.split(".")) if target.package else workdir / "src"
-    package.mkdir(parents=True)
-    for path in target.files:
-        shutil.copy2(path, package / path.name)
+    for package in target.packages:
+        (workdir / package.directory).mkdir(parents=True)
+        for path in package.files:
+            shutil.copy2(path, workdir / package.directory / path.name)
     (workdir / "tests").mkdir()
     shutil.copy2(SUITE, workdir / "tests" / "test_vectors.py")
-    source = package.relative_to(workdir).as_posix()
+    shutil.copy2(SUITE_ORDER, workdir / "tests" / "conftest.py")
     config = {
-        "source_paths": [source],
-        "only_mutate": [f"{source}/{name}" for name in target.mutated],
+        "source_paths": [package.directory.as_posix() for package in target.packages if package.mutated],
+        "also_copy": [package.directory.as_posix() for package in target.packages if not package.mutated],
+        "only_mutate": list(target.mutated),
         "pytest_add_cli_args_test_selection": ["tests/test_vectors.py"],
         "pytest_add_cli_args": ["-p", "no:cacheprovider"],
         "mutate_only_covered_lines": target.only_covered_lines,
@@ -157,7 +202,13 @@ def _stage(target: Target, workdir: Path) -> None:
 
 
 def _environment(target: Target) -> dict[str, str]:
-    return {**os.environ, "STREAMROUTE_CODE_MUTANTS_ADAPTERS": ",".join(target.adapters)}
+    # No plugin of the environment's (streamroute's own, hypothesis, xdist) in the suite's pytest:
+    # mutmut starts one for each mutant, and the suite needs none.
+    return {
+        **os.environ,
+        "STREAMROUTE_CODE_MUTANTS_ADAPTERS": ",".join(target.adapters),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+    }
 
 
 COST = "cost.json"  # in a target's work directory: what its mutmut run cost
@@ -198,9 +249,10 @@ def read_outcomes(target: Target, workdir: Path, described: Callable[[str, str],
     cwd = Path.cwd()
     os.chdir(workdir)  # mutmut reads its files relative to the directory it works in
     try:
+        mutated = target.mutated
         for meta in sorted(Path("mutants/src").rglob("*.py.meta")):
             source = meta.relative_to("mutants").with_suffix("")
-            if source.name not in target.mutated:
+            if source.as_posix() not in mutated:
                 continue
             codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
             for name, code in sorted(codes.items(), key=lambda item: _mutant_order(item[0])):
@@ -213,7 +265,7 @@ def read_outcomes(target: Target, workdir: Path, described: Callable[[str, str],
                     else []
                 )
                 mutation = Mutation(
-                    source.name,
+                    mutated[source.as_posix()],
                     function,
                     "\n".join(line[1:].strip() for line in diff if line.startswith("-")),
                     "\n".join(line[1:].strip() for line in diff if line.startswith("+")),
@@ -437,7 +489,7 @@ def measure(target: Target, workdir: Path, entries: Sequence[Entry]) -> dict[str
     statuses = Counter("killed" if alone.get(o.name) else o.status for o in outcomes)
     return {
         "adapters": list(target.adapters),
-        "files": list(target.mutated),
+        "files": list(target.mutated.values()),
         "only_covered_lines": target.only_covered_lines,
         **json.loads((workdir / COST).read_text(encoding="utf-8")),
         "statuses": dict(sorted(statuses.items())),

@@ -1,10 +1,12 @@
-"""The test suite mutmut runs on each code mutant: every bundled vector under each adapter named by
-STREAMROUTE_CODE_MUTANTS_ADAPTERS (comma-separated `module:callable`), in this process.
+"""The test suite mutmut runs on each code mutant: each bundled vector, one test, under each adapter
+named by STREAMROUTE_CODE_MUTANTS_ADAPTERS (comma-separated `module:callable`), in this process.
 
 tests/mutants/code_mutants.py copies this file into the directory where mutmut works, beside the
-mutated copy of the code, which is what the adapters then import. A test fails when the vector
-fails or errors (a mutant that hangs errors at the harness's deadline); a vector the adapter does
-not declare is not applicable and passes, as it does for the code unchanged.
+mutated copy of the code, which is what the adapters then import, and code_mutants_order.py beside
+it as the suite's conftest.py. A vector's test fails at the first adapter it fails or errors under
+(a mutant that hangs errors at the harness's deadline); an adapter that does not declare the vector
+finds it not applicable and passes, as it does for the code unchanged. mutmut runs only the tests of
+the vectors that reach the mutated function, and stops at the first that fails: a kill.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import os
 
 import pytest
 from streamroute.conformance.implementation import PythonImplementation
-from streamroute.conformance.judge import run_vector
+from streamroute.conformance.judge import Result, run_vector
 from streamroute.conformance.schemas import BUNDLED_VECTORS
 from streamroute.conformance.vectors import Vector, load_vectors
 
@@ -25,11 +27,19 @@ VECTORS, ERRORS = load_vectors([BUNDLED_VECTORS])
 assert not ERRORS, "\n".join(map(str, ERRORS))
 
 
+def first_failure(vector: Vector) -> Result | None:
+    """The vector's result under the first adapter it fails under; None: it fails under none."""
+    for adapter in ADAPTERS:
+        result = run_vector(PythonImplementation.load(adapter), vector)
+        if result.status.is_failure:
+            return result
+    return None
+
+
 @pytest.mark.parametrize("vector", VECTORS, ids=lambda vector: vector.id)
-@pytest.mark.parametrize("adapter", ADAPTERS)
-def test_the_vector_passes(adapter: str, vector: Vector) -> None:
-    result = run_vector(PythonImplementation.load(adapter), vector)
-    assert not result.status.is_failure, f"{result.status.value}: {result.message}"
+def test_the_vector_passes(vector: Vector) -> None:
+    failure = first_failure(vector)
+    assert failure is None, f"{failure.status.value}: {failure.message}" if failure else ""
 
 
 def killed_alone(pairs: list[str]) -> dict[str, str]:
@@ -39,8 +49,7 @@ def killed_alone(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         mutant, _, vector_id = pair.partition("=")
         os.environ["MUTANT_UNDER_TEST"] = mutant  # mutmut's trampolines read it at each call
-        results = [run_vector(PythonImplementation.load(adapter), by_id[vector_id]) for adapter in ADAPTERS]
-        verdicts[mutant] = "killed" if any(r.status.is_failure for r in results) else "survived"
+        verdicts[mutant] = "survived" if first_failure(by_id[vector_id]) is None else "killed"
     return verdicts
 
 
