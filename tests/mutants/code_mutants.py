@@ -218,6 +218,9 @@ def run_mutmut(target: Target, workdir: Path, workers: int) -> None:
     """mutmut over the target, in `workdir` (laid out anew), with `workers` mutants at a time; what
     it cost (wall-clock and CPU seconds) is left in the work directory beside mutmut's results."""
     _stage(target, workdir)
+    # Until mutmut ends, its cost is not known: `--collect` of a run still going reads it so.
+    unfinished = {"workers": workers, "wall_seconds": None, "cpu_seconds": None}
+    (workdir / COST).write_text(json.dumps(unfinished) + "\n", encoding="utf-8")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     with (workdir / "mutmut.log").open("wb") as log:

@@ -191,7 +191,11 @@ def code_mutants_section() -> list[str]:
     lines += [_row(*header, "not triaged", "kill rate", "cost"), _row(*["---"] * 10)]
     for name, measured in results["targets"].items():
         verdicts = code_mutants.judge(measured, [e for e in entries if e.target == name])
-        cost = f"{measured['wall_seconds'] / 60:.0f} min ({measured['cpu_seconds'] / 60:.0f} min of CPU)"
+        cost = (
+            "unfinished"
+            if measured["wall_seconds"] is None
+            else f"{measured['wall_seconds'] / 60:.0f} min ({measured['cpu_seconds'] / 60:.0f} min of CPU)"
+        )
         lines.append(
             _row(
                 titles.get(name, name),
@@ -208,8 +212,9 @@ def code_mutants_section() -> list[str]:
         )
     lines += [
         "",
-        "Cost: the run's wall-clock time, with the mutants at a time said below, and its CPU time. *Not run*:"
-        " the mutants a run stopped before reaching (mutmut runs the fast ones first).",
+        "Cost: the run's wall-clock time, with the mutants at a time said below, and its CPU time;"
+        " *unfinished*, read while the run went on. *Not run*: the mutants a run stopped, or had not"
+        " yet come to, before it was read (mutmut runs the fast ones first).",
     ]
     for name, measured in results["targets"].items():
         lines += ["", f"### {titles.get(name, name)}", ""]
