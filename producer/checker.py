@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from streamroute.conformance.arguments import MAX_ARGUMENTS_DEPTH, nests_deeper
 from streamroute.conformance.event_types import EventType, event_types
 from streamroute.conformance.limits import TooDeep, loads, loads_noting_duplicates
 from streamroute.conformance.schemas import EVENT, first_error
@@ -45,6 +46,10 @@ PART_TEXTS = {
 ITEM_TEXTS = {
     event.item_types[0]: event for event in EVENTS.values() if event.item_field and event.step == "done"
 }
+# The texts whose deltas a router buffers, and the most bytes of UTF-8 they may spell (PROD-LIMIT-1:
+# the bound of core.md CORE-LIMIT-1 and CORE-LIMIT-3).
+BOUNDED = frozenset({"response.output_text", "response.function_call_arguments", "response.custom_tool_call_input"})
+MAX_TEXT_BYTES = 1 << 20
 
 
 def _stated_text(part: object) -> str | None:
@@ -184,6 +189,7 @@ class _Text:
     part: str | None  # the part family it belongs to, if any
     deltas: list[str] = field(default_factory=list)
     complete: str | None = None  # the `.done` value, once seen
+    size: int = 0  # bytes of UTF-8 its deltas spell, a lone surrogate 3 (PROD-LIMIT-1)
 
 
 @dataclass
@@ -450,14 +456,31 @@ class _Checker:
                 self.report("PROD-TEXT-1", f"{event_type} after {family}.done")
                 return
             text.deltas.append(value)
+            self._measure(text, family, value)
         elif kind.step == "done":
             if text.complete is not None:
                 self.report("PROD-TEXT-1", f"a second {event_type}")
                 return
             text.complete = value
+            if family == "response.function_call_arguments":
+                self._nesting(value, event_type)
             joined = "".join(text.deltas)
             if text.deltas and joined != text.complete:
                 self.report("PROD-TEXT-2", f"{event_type} states {text.complete!r}, the deltas {joined!r}")
+
+    def _measure(self, text: _Text, family: str, delta: str) -> None:
+        """PROD-LIMIT-1, reported at the delta that takes the text past the bound."""
+        if family not in BOUNDED:
+            return
+        before = text.size
+        text.size += len(delta.encode("utf-8", "surrogatepass"))
+        if before <= MAX_TEXT_BYTES < text.size:
+            self.report("PROD-LIMIT-1", f"the deltas of this {family} text pass {MAX_TEXT_BYTES} bytes of UTF-8")
+
+    def _nesting(self, arguments: object, what: str) -> None:
+        """PROD-LIMIT-2, for each complete source of a function call's arguments."""
+        if isinstance(arguments, str) and nests_deeper(arguments):
+            self.report("PROD-LIMIT-2", f"the arguments of {what} nest deeper than {MAX_ARGUMENTS_DEPTH} levels")
 
     def _item_done(self, done: dict[str, Any], output_index: int) -> None:
         item = self.items.get(done["id"])
@@ -494,6 +517,8 @@ class _Checker:
                         self._agrees(item, part, f"{key} part {index} of the done item", index)
         elif item.type in ITEM_TEXTS and not ITEM_TEXTS[item.type].preview:  # a call's arguments or input
             stated = ITEM_TEXTS[item.type]
+            if item.type == "function_call":
+                self._nesting(done.get("arguments"), "the done item")
             self._compare(
                 item,
                 stated.family,
