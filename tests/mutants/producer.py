@@ -987,6 +987,43 @@ class FirstCommandOnlyCompared(Variant):
         item.texts = texts
 
 
+class TextSizeUnchecked(Unchecked):
+    """Never measures what a text's deltas spell."""
+
+    rule = "PROD-LIMIT-1"
+
+
+class TextSizeInCharacters(Variant):
+    """Measures a text's deltas in characters, not in bytes of UTF-8."""
+
+    def _measure(self, text: checker._Text, family: str, delta: str) -> None:
+        super()._measure(text, family, "x" * len(delta))
+
+
+class CallTextsOnlyMeasured(Excusing):
+    """Measures the deltas of a call's arguments or input, not those of an answer part."""
+
+    rule = "PROD-LIMIT-1"
+
+    def _measure(self, text: checker._Text, family: str, delta: str) -> None:
+        with self.excusing(text.part is not None):
+            super()._measure(text, family, delta)
+
+
+class NestingUnchecked(Unchecked):
+    """Never measures how deep a call's arguments nest."""
+
+    rule = "PROD-LIMIT-2"
+
+
+class DoneItemNestingUnchecked(Variant):
+    """Measures the nesting of a call's `.done`, not that of its done item."""
+
+    def _nesting(self, arguments: object, what: str) -> None:
+        if what != "the done item":
+            super()._nesting(arguments, what)
+
+
 def _checker(target: type, name: str, *breaks: str) -> Any:
     return mutant(target, name, *breaks, kind="checker")
 
@@ -1083,4 +1120,9 @@ MUTANTS = [
     _checker(CatalogueDoneItemUnchecked, "prod.catalogue-done-item-unchecked", "PROD-CALLTYPE-2"),
     _checker(ApplyPatchDoneUncompared, "prod.apply-patch-done-uncompared", "PROD-CALLTYPE-2"),
     _checker(FirstCommandOnlyCompared, "prod.first-command-only-compared", "PROD-CALLTYPE-2"),
+    _checker(TextSizeUnchecked, "prod.text-size-unchecked", "PROD-LIMIT-1"),
+    _checker(TextSizeInCharacters, "prod.text-size-in-characters", "PROD-LIMIT-1"),
+    _checker(CallTextsOnlyMeasured, "prod.call-texts-only-measured", "PROD-LIMIT-1"),
+    _checker(NestingUnchecked, "prod.nesting-unchecked", "PROD-LIMIT-2"),
+    _checker(DoneItemNestingUnchecked, "prod.done-item-nesting-unchecked", "PROD-LIMIT-2"),
 ]
