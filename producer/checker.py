@@ -46,6 +46,9 @@ PART_TEXTS = {
 ITEM_TEXTS = {
     event.item_types[0]: event for event in EVENTS.values() if event.item_field and event.step == "done"
 }
+# The call items whose done item states the call id of their announcement (PROD-DONE-2); a client
+# tool search's may differ (PROD-DONE-1).
+CALL_ID_KEPT = frozenset({"function_call", "custom_tool_call"})
 # The texts whose deltas a router buffers, and the most bytes of UTF-8 they may spell (PROD-LIMIT-1:
 # the bound of core.md CORE-LIMIT-1 and CORE-LIMIT-3).
 BOUNDED = frozenset({"response.output_text", "response.function_call_arguments", "response.custom_tool_call_input"})
@@ -531,8 +534,15 @@ class _Checker:
                     "PROD-DONE-1",
                     f"the done item's name is {done['name']!r}, announced {item.announced['name']!r}",
                 )
+            self._call_id_kept(item, done)
         elif item.type in ITEM_TEXTS:
             self._catalogue_done(item, done)
+
+    def _call_id_kept(self, item: _Item, done: dict[str, Any]) -> None:
+        """PROD-DONE-2: a function or custom call's done item states the call id it was announced with."""
+        announced, stated = item.announced.get("call_id"), done.get("call_id")
+        if item.type in CALL_ID_KEPT and isinstance(announced, str) and isinstance(stated, str) and stated != announced:
+            self.report("PROD-DONE-2", f"the done item's call_id is {stated!r}, announced {announced!r}")
 
     def _catalogue_done(self, item: _Item, done: dict[str, Any]) -> None:
         """PROD-CALLTYPE-2: a done apply_patch or shell call states what its previews streamed."""

@@ -987,6 +987,20 @@ class FirstCommandOnlyCompared(Variant):
         item.texts = texts
 
 
+class CallIdKeptUnchecked(Unchecked):
+    """Never compares a done call item's call_id with its announcement's."""
+
+    rule = "PROD-DONE-2"
+
+
+class CustomCallIdUnchecked(Variant):
+    """Compares a done function call's call_id with its announcement's, not a custom call's."""
+
+    def _call_id_kept(self, item: _Item, done: dict[str, Any]) -> None:
+        if item.type != "custom_tool_call":
+            super()._call_id_kept(item, done)
+
+
 class TextSizeUnchecked(Unchecked):
     """Never measures what a text's deltas spell."""
 
@@ -1120,6 +1134,8 @@ MUTANTS = [
     _checker(CatalogueDoneItemUnchecked, "prod.catalogue-done-item-unchecked", "PROD-CALLTYPE-2"),
     _checker(ApplyPatchDoneUncompared, "prod.apply-patch-done-uncompared", "PROD-CALLTYPE-2"),
     _checker(FirstCommandOnlyCompared, "prod.first-command-only-compared", "PROD-CALLTYPE-2"),
+    _checker(CallIdKeptUnchecked, "prod.call-id-kept-unchecked", "PROD-DONE-2"),
+    _checker(CustomCallIdUnchecked, "prod.custom-call-id-unchecked", "PROD-DONE-2"),
     _checker(TextSizeUnchecked, "prod.text-size-unchecked", "PROD-LIMIT-1"),
     _checker(TextSizeInCharacters, "prod.text-size-in-characters", "PROD-LIMIT-1"),
     _checker(CallTextsOnlyMeasured, "prod.call-texts-only-measured", "PROD-LIMIT-1"),
