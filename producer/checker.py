@@ -496,6 +496,8 @@ class _Checker:
         item.done = True
         item.stated = done
         self._own_call_id(done)
+        if done.get("status") == "in_progress":
+            self.report("PROD-ITEM-7", f"item {done['id']!r} is done with status 'in_progress'")
         if output_index != item.output_index or done["type"] != item.type:
             self.report(
                 "PROD-ITEM-3",

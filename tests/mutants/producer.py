@@ -987,6 +987,12 @@ class FirstCommandOnlyCompared(Variant):
         item.texts = texts
 
 
+class DoneStatusUnchecked(Unchecked):
+    """Never reads the status a done item states."""
+
+    rule = "PROD-ITEM-7"
+
+
 class CallIdKeptUnchecked(Unchecked):
     """Never compares a done call item's call_id with its announcement's."""
 
@@ -1134,6 +1140,7 @@ MUTANTS = [
     _checker(CatalogueDoneItemUnchecked, "prod.catalogue-done-item-unchecked", "PROD-CALLTYPE-2"),
     _checker(ApplyPatchDoneUncompared, "prod.apply-patch-done-uncompared", "PROD-CALLTYPE-2"),
     _checker(FirstCommandOnlyCompared, "prod.first-command-only-compared", "PROD-CALLTYPE-2"),
+    _checker(DoneStatusUnchecked, "prod.done-status-unchecked", "PROD-ITEM-7"),
     _checker(CallIdKeptUnchecked, "prod.call-id-kept-unchecked", "PROD-DONE-2"),
     _checker(CustomCallIdUnchecked, "prod.custom-call-id-unchecked", "PROD-DONE-2"),
     _checker(TextSizeUnchecked, "prod.text-size-unchecked", "PROD-LIMIT-1"),
