@@ -51,7 +51,9 @@ ITEM_TEXTS = {
 CALL_ID_KEPT = frozenset({"function_call", "custom_tool_call"})
 # The texts whose deltas a router buffers, and the most bytes of UTF-8 they may spell (PROD-LIMIT-1:
 # the bound of core.md CORE-LIMIT-1 and CORE-LIMIT-3).
-BOUNDED = frozenset({"response.output_text", "response.function_call_arguments", "response.custom_tool_call_input"})
+BOUNDED = frozenset(
+    {"response.output_text", "response.function_call_arguments", "response.custom_tool_call_input"}
+)
 MAX_TEXT_BYTES = 1 << 20
 
 
@@ -478,12 +480,16 @@ class _Checker:
         before = text.size
         text.size += len(delta.encode("utf-8", "surrogatepass"))
         if before <= MAX_TEXT_BYTES < text.size:
-            self.report("PROD-LIMIT-1", f"the deltas of this {family} text pass {MAX_TEXT_BYTES} bytes of UTF-8")
+            self.report(
+                "PROD-LIMIT-1", f"the deltas of this {family} text pass {MAX_TEXT_BYTES} bytes of UTF-8"
+            )
 
     def _nesting(self, arguments: object, what: str) -> None:
         """PROD-LIMIT-2, for each complete source of a function call's arguments."""
         if isinstance(arguments, str) and nests_deeper(arguments):
-            self.report("PROD-LIMIT-2", f"the arguments of {what} nest deeper than {MAX_ARGUMENTS_DEPTH} levels")
+            self.report(
+                "PROD-LIMIT-2", f"the arguments of {what} nest deeper than {MAX_ARGUMENTS_DEPTH} levels"
+            )
 
     def _item_done(self, done: dict[str, Any], output_index: int) -> None:
         item = self.items.get(done["id"])
@@ -543,7 +549,12 @@ class _Checker:
     def _call_id_kept(self, item: _Item, done: dict[str, Any]) -> None:
         """PROD-DONE-2: a function or custom call's done item states the call id it was announced with."""
         announced, stated = item.announced.get("call_id"), done.get("call_id")
-        if item.type in CALL_ID_KEPT and isinstance(announced, str) and isinstance(stated, str) and stated != announced:
+        if (
+            item.type in CALL_ID_KEPT
+            and isinstance(announced, str)
+            and isinstance(stated, str)
+            and stated != announced
+        ):
             self.report("PROD-DONE-2", f"the done item's call_id is {stated!r}, announced {announced!r}")
 
     def _catalogue_done(self, item: _Item, done: dict[str, Any]) -> None:

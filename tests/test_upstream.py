@@ -27,7 +27,10 @@ MATRIX = load_matrix(ROOT / "docs" / "matrix.yaml")
 LIBRARIES = sorted(path for path in UPSTREAM.iterdir() if path.is_dir())
 REPORTS = sorted(UPSTREAM.glob("*/F*.md"))
 # The reference at the canonical call point, and at the one an agent framework's vector may state.
-REFERENCE_ROUTERS = ["streamroute.reference.adapter:router", "streamroute.reference.adapter:response_done_router"]
+REFERENCE_ROUTERS = [
+    "streamroute.reference.adapter:router",
+    "streamroute.reference.adapter:response_done_router",
+]
 # Where `streamroute matrix` installed the libraries (its --workdir).
 INSTALLS = Path(os.environ.get("STREAMROUTE_UPSTREAM_INSTALLS", ROOT / ".matrix"))
 
@@ -46,7 +49,19 @@ def test_every_vector_is_valid_and_the_reference_passes_it(library: Path, tmp_pa
     report = tmp_path / "report.jsonl"
     statuses: dict[str, set[str]] = {}
     for router in REFERENCE_ROUTERS:  # each vector at every call point it applies to
-        main(["run", "--adapter", router, "--vectors", str(library), "-q", "--allow-empty", "--report", str(report)])
+        main(
+            [
+                "run",
+                "--adapter",
+                router,
+                "--vectors",
+                str(library),
+                "-q",
+                "--allow-empty",
+                "--report",
+                str(report),
+            ]
+        )
         for vector_id, status in _statuses(report).items():
             if status != "not applicable":
                 statuses.setdefault(vector_id, set()).add(status)

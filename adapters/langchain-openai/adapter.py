@@ -120,7 +120,10 @@ def not_run(full: AIMessageChunk | None) -> list[dict[str, Any]]:
     if full is None:
         return []
     unrun = [*full.tool_calls, *full.invalid_tool_calls]
-    return [{"kind": "tool.error", "call_id": call.get("id"), "message": "the response did not complete"} for call in unrun]
+    return [
+        {"kind": "tool.error", "call_id": call.get("id"), "message": "the response did not complete"}
+        for call in unrun
+    ]
 
 
 def error_code(exc: ValueError | openai.APIError) -> str | None:
