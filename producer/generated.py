@@ -391,12 +391,13 @@ ITEM_KINDS: dict[str, tuple[str, Callable[[st.DrawFn, str, int], Item]]] = {
     "apply_patch_call": ("apc", _apply_patch),
     "shell_call": ("sh", _shell),
 }
-# Messages, function calls and reasoning are the most common items, and the richest in faults (the
-# calls bear those of their done items, PROD-DONE-*, and of their size, PROD-LIMIT-*);
+# Messages, function calls and reasoning are the most common items, and the richest in faults (a
+# call's done item and its size bear PROD-DONE-* and PROD-LIMIT-*);
 # the catalogue calls are the only items checked by PROD-CALLTYPE-*.
 _KINDS = st.sampled_from(
     (
         *ITEM_KINDS,
+        "message",
         "message",
         "message",
         "function_call",
@@ -405,6 +406,7 @@ _KINDS = st.sampled_from(
         "reasoning",
         "shell_call",
         "shell_call",
+        "apply_patch_call",
         "apply_patch_call",
     )
 )
@@ -1315,8 +1317,10 @@ WEIGHTS = {rule: 1 for rule in RULES} | {
     **dict.fromkeys(("PROD-TEXT-1", "PROD-TEXT-2", "PROD-LIFE-4"), 2),
     **dict.fromkeys(("PROD-PART-1", "PROD-PART-2", "PROD-DONE-1", "PROD-LIFE-5", "PROD-CALLTYPE-2"), 3),
     "PROD-CALLTYPE-1": 4,  # it needs a shell call, and one with a command whose beginning can change
-    **dict.fromkeys(("PROD-DONE-2", "PROD-LIMIT-1"), 3),  # each needs a call
-    "PROD-LIMIT-2": 4,  # it needs a function call
+    "PROD-LIMIT-1": 5,  # it needs a call with deltas left unclaimed
+    "PROD-DONE-2": 3,  # it needs a call left unclaimed
+    "PROD-LIMIT-2": 5,  # it needs a function call left unclaimed
+    "PROD-ITEM-7": 3,  # it needs a done item left unclaimed
 }
 
 
