@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from streamroute.conformance.arguments import MAX_ARGUMENTS_DEPTH, nests_deeper
 from streamroute.conformance.event_types import EventType, event_types
 from streamroute.conformance.limits import TooDeep, loads, loads_noting_duplicates
 from streamroute.conformance.schemas import EVENT, first_error
@@ -45,6 +46,15 @@ PART_TEXTS = {
 ITEM_TEXTS = {
     event.item_types[0]: event for event in EVENTS.values() if event.item_field and event.step == "done"
 }
+# The call items whose done item states the call id of their announcement (PROD-DONE-2); a client
+# tool search's may differ (PROD-DONE-1).
+CALL_ID_KEPT = frozenset({"function_call", "custom_tool_call"})
+# The texts whose deltas a router buffers, and the most bytes of UTF-8 they may spell (PROD-LIMIT-1:
+# the bound of core.md CORE-LIMIT-1 and CORE-LIMIT-3).
+BOUNDED = frozenset(
+    {"response.output_text", "response.function_call_arguments", "response.custom_tool_call_input"}
+)
+MAX_TEXT_BYTES = 1 << 20
 
 
 def _stated_text(part: object) -> str | None:
@@ -184,6 +194,7 @@ class _Text:
     part: str | None  # the part family it belongs to, if any
     deltas: list[str] = field(default_factory=list)
     complete: str | None = None  # the `.done` value, once seen
+    size: int = 0  # bytes of UTF-8 its deltas spell, a lone surrogate 3 (PROD-LIMIT-1)
 
 
 @dataclass
@@ -450,14 +461,35 @@ class _Checker:
                 self.report("PROD-TEXT-1", f"{event_type} after {family}.done")
                 return
             text.deltas.append(value)
+            self._measure(text, family, value)
         elif kind.step == "done":
             if text.complete is not None:
                 self.report("PROD-TEXT-1", f"a second {event_type}")
                 return
             text.complete = value
+            if family == "response.function_call_arguments":
+                self._nesting(value, event_type)
             joined = "".join(text.deltas)
             if text.deltas and joined != text.complete:
                 self.report("PROD-TEXT-2", f"{event_type} states {text.complete!r}, the deltas {joined!r}")
+
+    def _measure(self, text: _Text, family: str, delta: str) -> None:
+        """PROD-LIMIT-1, reported at the delta that takes the text past the bound."""
+        if family not in BOUNDED:
+            return
+        before = text.size
+        text.size += len(delta.encode("utf-8", "surrogatepass"))
+        if before <= MAX_TEXT_BYTES < text.size:
+            self.report(
+                "PROD-LIMIT-1", f"the deltas of this {family} text pass {MAX_TEXT_BYTES} bytes of UTF-8"
+            )
+
+    def _nesting(self, arguments: object, what: str) -> None:
+        """PROD-LIMIT-2, for each complete source of a function call's arguments."""
+        if isinstance(arguments, str) and nests_deeper(arguments):
+            self.report(
+                "PROD-LIMIT-2", f"the arguments of {what} nest deeper than {MAX_ARGUMENTS_DEPTH} levels"
+            )
 
     def _item_done(self, done: dict[str, Any], output_index: int) -> None:
         item = self.items.get(done["id"])
@@ -470,6 +502,8 @@ class _Checker:
         item.done = True
         item.stated = done
         self._own_call_id(done)
+        if done.get("status") == "in_progress":
+            self.report("PROD-ITEM-7", f"item {done['id']!r} is done with status 'in_progress'")
         if output_index != item.output_index or done["type"] != item.type:
             self.report(
                 "PROD-ITEM-3",
@@ -494,6 +528,8 @@ class _Checker:
                         self._agrees(item, part, f"{key} part {index} of the done item", index)
         elif item.type in ITEM_TEXTS and not ITEM_TEXTS[item.type].preview:  # a call's arguments or input
             stated = ITEM_TEXTS[item.type]
+            if item.type == "function_call":
+                self._nesting(done.get("arguments"), "the done item")
             self._compare(
                 item,
                 stated.family,
@@ -506,8 +542,20 @@ class _Checker:
                     "PROD-DONE-1",
                     f"the done item's name is {done['name']!r}, announced {item.announced['name']!r}",
                 )
+            self._call_id_kept(item, done)
         elif item.type in ITEM_TEXTS:
             self._catalogue_done(item, done)
+
+    def _call_id_kept(self, item: _Item, done: dict[str, Any]) -> None:
+        """PROD-DONE-2: a function or custom call's done item states the call id it was announced with."""
+        announced, stated = item.announced.get("call_id"), done.get("call_id")
+        if (
+            item.type in CALL_ID_KEPT
+            and isinstance(announced, str)
+            and isinstance(stated, str)
+            and stated != announced
+        ):
+            self.report("PROD-DONE-2", f"the done item's call_id is {stated!r}, announced {announced!r}")
 
     def _catalogue_done(self, item: _Item, done: dict[str, Any]) -> None:
         """PROD-CALLTYPE-2: a done apply_patch or shell call states what its previews streamed."""

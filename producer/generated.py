@@ -42,11 +42,12 @@ from typing import Any, TypeVar
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from streamroute.conformance.arguments import MAX_ARGUMENTS_DEPTH
 from streamroute.conformance.drivers import without_local_constants
 from streamroute.conformance.event_types import event_types, lifecycle_types, terminal_types
 from streamroute.wire.event_stream import DONE
 
-from .checker import Format
+from .checker import MAX_TEXT_BYTES, Format
 
 Report = tuple[int | None, str]  # an event's index (None: the end of the stream), a requirement id
 
@@ -390,17 +391,22 @@ ITEM_KINDS: dict[str, tuple[str, Callable[[st.DrawFn, str, int], Item]]] = {
     "apply_patch_call": ("apc", _apply_patch),
     "shell_call": ("sh", _shell),
 }
-# Messages, function calls and reasoning are the most common items, and the richest in faults;
+# Messages, function calls and reasoning are the most common items, and the richest in faults (a
+# call's done item and its size bear PROD-DONE-* and PROD-LIMIT-*);
 # the catalogue calls are the only items checked by PROD-CALLTYPE-*.
 _KINDS = st.sampled_from(
     (
         *ITEM_KINDS,
         "message",
         "message",
+        "message",
         "function_call",
+        "function_call",
+        "custom_tool_call",
         "reasoning",
         "shell_call",
         "shell_call",
+        "apply_patch_call",
         "apply_patch_call",
     )
 )
@@ -1085,6 +1091,82 @@ def _catalogue_done(draw: st.DrawFn, draft: Draft) -> str | None:
     return f"PROD-CALLTYPE-2: the done {item.kind} {item.id}: {way}"
 
 
+def _call_texts(draft: Draft) -> list[tuple[str, Item, Text]]:
+    """The calls whose text a fault may add to, everywhere it is stated: each function or custom
+    call whose done item was sent, with its text."""
+    return [
+        (item.kind, item, item.texts[0])
+        for item in draft.items
+        if item.kind in ("function_call", "custom_tool_call") and draft.has(item.done)
+    ]
+
+
+def _add_to_text(draft: Draft, item: Item, text: Text, added: str) -> Entry | None:
+    """Add `added` to a call's text where it is stated: its last delta sent (returned), its `.done`
+    and its done item, so that they still agree."""
+    sent = [entry for entry in text.deltas if draft.has(entry)]
+    if sent:
+        sent[-1].event["delta"] += added  # type: ignore[index]
+    if draft.has(text.done):
+        text.done.event[text.complete] += added  # type: ignore[index, union-attr]
+    item.done.event["item"][text.complete] += added  # type: ignore[index]
+    return sent[-1] if sent else None
+
+
+def _text_too_large(draw: st.DrawFn, draft: Draft) -> str | None:
+    """PROD-LIMIT-1: a call's deltas spell more than 1 MiB."""
+    calls = [(way, item, text) for way, item, text in _call_texts(draft) if any(map(draft.has, text.deltas))]
+    picked = _pick(draw, calls)
+    if picked is None:
+        return None
+    _, item, text = picked
+    delta = _add_to_text(draft, item, text, "x" * MAX_TEXT_BYTES)
+    assert delta is not None
+    delta.rules.append("PROD-LIMIT-1")
+    return f"PROD-LIMIT-1: the deltas of {item.id} pass {MAX_TEXT_BYTES} bytes"
+
+
+def _nested_too_deep(draw: st.DrawFn, draft: Draft) -> str | None:
+    """PROD-LIMIT-2: a function call's arguments end with more arrays open than 128."""
+    calls = [(way, item, text) for way, item, text in _call_texts(draft) if way == "function_call"]
+    picked = _pick(draw, calls)
+    if picked is None:
+        return None
+    _, item, text = picked
+    _add_to_text(draft, item, text, "[" * (MAX_ARGUMENTS_DEPTH + 1))
+    for entry in (text.done, item.done):
+        if draft.has(entry):
+            entry.rules.append("PROD-LIMIT-2")  # type: ignore[union-attr]
+    return f"PROD-LIMIT-2: the arguments of {item.id} nest too deep"
+
+
+def _restated_call_id(draw: st.DrawFn, draft: Draft) -> str | None:
+    """PROD-DONE-2: a function or custom call's done item states another call id."""
+    picked = _pick(draw, _call_texts(draft))
+    if picked is None:
+        return None
+    _, item, _ = picked
+    item.done.event["item"]["call_id"] += "_restated"  # type: ignore[index]
+    item.done.rules.append("PROD-DONE-2")
+    return f"PROD-DONE-2: the done item of {item.id} restates its call id"
+
+
+def _done_in_progress(draw: st.DrawFn, draft: Draft) -> str | None:
+    """PROD-ITEM-7: a done item still says it is in progress."""
+    done = [
+        ("", item, item.done)
+        for item in draft.items
+        if draft.has(item.done) and item.done.event and "status" in item.done.event["item"]
+    ]
+    picked = _pick(draw, done)
+    if picked is None:
+        return None
+    _, item, entry = picked
+    entry.event["item"]["status"] = "in_progress"  # type: ignore[index]
+    entry.rules.append("PROD-ITEM-7")
+    return f"PROD-ITEM-7: the done item of {item.id} says in_progress"
+
+
 def _wrong_type(value: object) -> object:
     """A value of another JSON type than `value`'s, which no field of the event schema accepts."""
     if isinstance(value, str) or value is None:
@@ -1213,8 +1295,12 @@ EVENT_FAULTS: dict[str, Planter] = {
     "PROD-TEXT-1": _text_done,
     "PROD-TEXT-2": _deltas_disagree,
     "PROD-DONE-1": _complete_states,
+    "PROD-LIMIT-1": _text_too_large,
+    "PROD-LIMIT-2": _nested_too_deep,
+    "PROD-DONE-2": _restated_call_id,
     "PROD-CALLTYPE-1": _command_beginnings,
     "PROD-CALLTYPE-2": _catalogue_done,
+    "PROD-ITEM-7": _done_in_progress,
     "PROD-ITEM-1": _announcements,
     "PROD-EVT-2": _invalid_event,
     "PROD-EVT-1": _not_an_object,
@@ -1231,6 +1317,10 @@ WEIGHTS = {rule: 1 for rule in RULES} | {
     **dict.fromkeys(("PROD-TEXT-1", "PROD-TEXT-2", "PROD-LIFE-4"), 2),
     **dict.fromkeys(("PROD-PART-1", "PROD-PART-2", "PROD-DONE-1", "PROD-LIFE-5", "PROD-CALLTYPE-2"), 3),
     "PROD-CALLTYPE-1": 4,  # it needs a shell call, and one with a command whose beginning can change
+    "PROD-LIMIT-1": 5,  # it needs a call with deltas left unclaimed
+    "PROD-DONE-2": 3,  # it needs a call left unclaimed
+    "PROD-LIMIT-2": 5,  # it needs a function call left unclaimed
+    "PROD-ITEM-7": 3,  # it needs a done item left unclaimed
 }
 
 

@@ -82,7 +82,6 @@ class _Expectation:
 
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     undecided: dict[str, str] = field(default_factory=dict)  # kind: why
-    options: dict[str, str] = field(default_factory=dict)  # the option values the outcomes hold for
 
     def add(self, at: int | str, kind: str, **fields: Any) -> None:
         self.outcomes.append({"at": at, "kind": kind, **fields})
@@ -181,15 +180,8 @@ def expectation(events: list[Any], items_decided: bool = True) -> _Expectation:
     parts_done: set[tuple[Any, Any]] = set()
     seen: set[str] = set()
     calls_done: set[Any] = set()
-    announced: dict[Any, Any] = {}  # item id -> the call id its output_item.added states
-    completed_early: set[Any] = set()  # calls whose arguments .done came before their done item
     for index, event in enumerate(events[: end + 1]):
         kind = _type(event)
-        if kind == "response.output_item.added":
-            added = _object(event.get("item"))
-            announced.setdefault(added.get("id"), added.get("call_id"))
-        elif kind in ("response.function_call_arguments.done", "response.custom_tool_call_input.done"):
-            completed_early.add(event.get("item_id"))
         if kind in lifecycle_types():
             response = _object(event.get("response"))
             expected.add(index, "lifecycle", event=kind[len("response.") :], response_id=response.get("id"))
@@ -209,9 +201,6 @@ def expectation(events: list[Any], items_decided: bool = True) -> _Expectation:
             call = _object(event.get("item"))  # the call a router takes, whatever the final response says
             if call.get("type") in CALL_TYPES:
                 calls_done.add(call["id"])
-                restated = announced.get(call["id"]) not in (None, call.get("call_id"))
-                if restated and call["id"] in completed_early:  # CORE-CALL-20 at the other point
-                    expected.options["tool_call_point"] = "output_item_done"
                 made = _call(call, seen)
                 if made is None:
                     expected.cannot(["tool.call", "tool.error"], f"call item {call['id']} states no text")
@@ -321,8 +310,6 @@ def _vector(
         "level": "MUST",
         "profile": profile,
     }
-    if expected.options:
-        data["options"] = dict(expected.options)
     if faults:
         data["producer_faults"] = list(faults)
     data["tools"] = _tools(events)

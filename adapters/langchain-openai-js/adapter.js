@@ -86,6 +86,20 @@ function calls(full, declared) {
   return out;
 }
 
+// The calls of a response that did not complete, which the application runs none of: each is a call
+// not run, `tool.error`.
+function notRun(full) {
+  if (full === null) return [];
+  return [...(full.tool_calls ?? []), ...(full.invalid_tool_calls ?? [])].map((call) => ({
+    kind: "tool.error",
+    call_id: call.id ?? null,
+    message: "the response did not complete",
+  }));
+}
+
+// The statuses of a terminal response that did not complete, as its chunk's response_metadata states.
+const UNFINISHED = ["incomplete", "cancelled"];
+
 // How the response ended: the chunk made of the terminal response states its status; without one,
 // the stream ended before the response did.
 function endStatus(last) {
@@ -116,6 +130,7 @@ async function runVector(vector) {
       if (outcomes.length > 0) tally.add(outcomes);
       full = full === null ? chunk : full.concat(chunk);
       last = chunk;
+      if (UNFINISHED.includes(chunk.response_metadata?.status)) tally.add(notRun(full)); // the terminal chunk says so
     }
   } catch (exc) {
     // The OpenAI client's errors, which @langchain/openai passes on (`wrapOpenAIClientError`): the
@@ -125,8 +140,12 @@ async function runVector(vector) {
     failed = true;
   }
   tally.closing();
+  const status = failed ? "failed" : endStatus(last);
   // A stream that threw made no message: its chunks so far are no response whose calls one runs.
-  tally.close.push(...(failed ? [] : calls(full, vector.tools)), { kind: "end", status: failed ? "failed" : endStatus(last) });
+  // The application runs the calls of a completed response only (README.md): those of one that ended
+  // incomplete were refused at its terminal chunk, those of a cut one are refused now.
+  const handed = status === "completed" ? calls(full, vector.tools) : status === "truncated" ? notRun(full) : [];
+  tally.close.push(...handed, { kind: "end", status });
   return tally.reply();
 }
 

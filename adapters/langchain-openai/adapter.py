@@ -38,6 +38,8 @@ OBSERVES = {
     "error": ["code"],
     "end": ["status"],
 }
+# The statuses of a terminal response that did not complete, as its chunk's response_metadata states.
+UNFINISHED = ("incomplete", "cancelled")
 # langchain-openai hands a custom tool's free-text input over as this one argument.
 CUSTOM_INPUT = "__arg1"
 # The text of the ValueError langchain-openai raises at an error event that states a code:
@@ -112,6 +114,18 @@ def calls(full: AIMessageChunk | None, declared: list[dict[str, Any]]) -> list[d
     return out
 
 
+def not_run(full: AIMessageChunk | None) -> list[dict[str, Any]]:
+    """The calls of a response that did not complete, which the application runs none of: each is a
+    call not run, `tool.error`."""
+    if full is None:
+        return []
+    unrun = [*full.tool_calls, *full.invalid_tool_calls]
+    return [
+        {"kind": "tool.error", "call_id": call.get("id"), "message": "the response did not complete"}
+        for call in unrun
+    ]
+
+
 def error_code(exc: ValueError | openai.APIError) -> str | None:
     """The code an error states: the APIError's own, or the one the ValueError's text begins with."""
     if isinstance(exc, openai.APIError):
@@ -147,6 +161,8 @@ def run(vector: dict[str, Any], tally: Tally) -> None:
                 tally.add(outcomes)
             full = chunk if full is None else full + chunk
             last = chunk
+            if chunk.response_metadata.get("status") in UNFINISHED:  # the terminal chunk says so
+                tally.add(not_run(full))
     # How langchain-openai ends the stream at an error event or failed response (a ValueError of its
     # own: a subclass, such as pydantic's ValidationError, is a crash), and openai-python's Stream
     # at an event with an `error` member (APIError).
@@ -156,9 +172,15 @@ def run(vector: dict[str, Any], tally: Tally) -> None:
         tally.add([{"kind": "error", "code": error_code(exc), "message": str(exc)}])
         failed = True
     tally.closing()
+    status = "failed" if failed else end_status(last)
     # A stream that raised made no message: its chunks so far are no response whose calls one runs.
-    tally.add([] if failed else calls(full, vector["tools"]))
-    tally.add([{"kind": "end", "status": "failed" if failed else end_status(last)}])
+    # The application runs the calls of a completed response only (README.md): those of one that
+    # ended incomplete were refused at its terminal chunk, those of a cut one are refused now.
+    if status == "completed":
+        tally.add(calls(full, vector["tools"]))
+    elif status == "truncated":
+        tally.add(not_run(full))
+    tally.add([{"kind": "end", "status": status}])
 
 
 def main() -> None:

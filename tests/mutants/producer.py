@@ -987,6 +987,63 @@ class FirstCommandOnlyCompared(Variant):
         item.texts = texts
 
 
+class DoneStatusUnchecked(Unchecked):
+    """Never reads the status a done item states."""
+
+    rule = "PROD-ITEM-7"
+
+
+class CallIdKeptUnchecked(Unchecked):
+    """Never compares a done call item's call_id with its announcement's."""
+
+    rule = "PROD-DONE-2"
+
+
+class CustomCallIdUnchecked(Variant):
+    """Compares a done function call's call_id with its announcement's, not a custom call's."""
+
+    def _call_id_kept(self, item: _Item, done: dict[str, Any]) -> None:
+        if item.type != "custom_tool_call":
+            super()._call_id_kept(item, done)
+
+
+class TextSizeUnchecked(Unchecked):
+    """Never measures what a text's deltas spell."""
+
+    rule = "PROD-LIMIT-1"
+
+
+class TextSizeInCharacters(Variant):
+    """Measures a text's deltas in characters, not in bytes of UTF-8."""
+
+    def _measure(self, text: checker._Text, family: str, delta: str) -> None:
+        super()._measure(text, family, "x" * len(delta))
+
+
+class CallTextsOnlyMeasured(Excusing):
+    """Measures the deltas of a call's arguments or input, not those of an answer part."""
+
+    rule = "PROD-LIMIT-1"
+
+    def _measure(self, text: checker._Text, family: str, delta: str) -> None:
+        with self.excusing(text.part is not None):
+            super()._measure(text, family, delta)
+
+
+class NestingUnchecked(Unchecked):
+    """Never measures how deep a call's arguments nest."""
+
+    rule = "PROD-LIMIT-2"
+
+
+class DoneItemNestingUnchecked(Variant):
+    """Measures the nesting of a call's `.done`, not that of its done item."""
+
+    def _nesting(self, arguments: object, what: str) -> None:
+        if what != "the done item":
+            super()._nesting(arguments, what)
+
+
 def _checker(target: type, name: str, *breaks: str) -> Any:
     return mutant(target, name, *breaks, kind="checker")
 
@@ -1083,4 +1140,12 @@ MUTANTS = [
     _checker(CatalogueDoneItemUnchecked, "prod.catalogue-done-item-unchecked", "PROD-CALLTYPE-2"),
     _checker(ApplyPatchDoneUncompared, "prod.apply-patch-done-uncompared", "PROD-CALLTYPE-2"),
     _checker(FirstCommandOnlyCompared, "prod.first-command-only-compared", "PROD-CALLTYPE-2"),
+    _checker(DoneStatusUnchecked, "prod.done-status-unchecked", "PROD-ITEM-7"),
+    _checker(CallIdKeptUnchecked, "prod.call-id-kept-unchecked", "PROD-DONE-2"),
+    _checker(CustomCallIdUnchecked, "prod.custom-call-id-unchecked", "PROD-DONE-2"),
+    _checker(TextSizeUnchecked, "prod.text-size-unchecked", "PROD-LIMIT-1"),
+    _checker(TextSizeInCharacters, "prod.text-size-in-characters", "PROD-LIMIT-1"),
+    _checker(CallTextsOnlyMeasured, "prod.call-texts-only-measured", "PROD-LIMIT-1"),
+    _checker(NestingUnchecked, "prod.nesting-unchecked", "PROD-LIMIT-2"),
+    _checker(DoneItemNestingUnchecked, "prod.done-item-nesting-unchecked", "PROD-LIMIT-2"),
 ]
