@@ -100,7 +100,15 @@ class Events:
             self.parts[event.index] = event.part
             return self._started(event.part)
         if isinstance(event, PartDeltaEvent):
-            return self._delta(self.parts.get(event.index), event.delta)
+            part = self.parts.get(event.index)
+            outcomes = self._delta(part, event.delta)
+            if isinstance(part, ThinkingPart) and isinstance(event.delta, ThinkingPartDelta):
+                # The documented way to read a delta's provider_details: apply it to the part, which
+                # resolves its update callback (`ThinkingPartDelta.provider_details`, messages.py line 6616).
+                applied = event.delta.apply(part)
+                self.parts[event.index] = applied
+                outcomes += raw_reasoning(part.id, raw_content(part), raw_content(applied))
+            return outcomes
         if isinstance(event, FunctionToolCallEvent) and event.args_valid is False:
             return [refused(event.part)]
         if isinstance(event, DeferredToolRequestsEvent):  # the calls handed back to the application
@@ -111,8 +119,9 @@ class Events:
         """A part starts with the content of its first delta, when it has one."""
         if isinstance(part, TextPart) and is_text(part.content, part.provider_details, part.citations):
             return [text_delta(part, part.content)]
-        if isinstance(part, ThinkingPart) and part.content:
-            return [{"kind": "reasoning.delta", "item_id": part.id, "delta": part.content}]
+        if isinstance(part, ThinkingPart):
+            summary = [{"kind": "reasoning.delta", "item_id": part.id, "delta": part.content}] if part.content else []
+            return summary + raw_reasoning(part.id, [], raw_content(part))
         if isinstance(part, ToolCallPart) and isinstance(part.args, str) and part.args:
             return [{"kind": "tool.arguments.delta", "item_id": part.id, "delta": part.args}]
         return []
@@ -136,6 +145,24 @@ class Events:
         ):
             return [{"kind": "tool.arguments.delta", "item_id": part.id, "delta": delta.args_delta}]
         return []
+
+
+def raw_content(part: ThinkingPart) -> list[str]:
+    """The raw reasoning text of a thinking part, by content index: pydantic-ai keeps the
+    `response.reasoning_text.delta` text of gpt-oss in `provider_details['raw_content']`
+    (`models/openai.py` lines 6937 to 6945, `_make_raw_content_updater` line 7399), not as content."""
+    texts = (part.provider_details or {}).get("raw_content")
+    return [text for text in texts if isinstance(text, str)] if isinstance(texts, list) else []
+
+
+def raw_reasoning(item_id: str | None, before: list[str], after: list[str]) -> list[dict[str, Any]]:
+    """The raw reasoning a part's update added: what each content index's text grew by."""
+    outcomes = []
+    for index, text in enumerate(after):
+        known = before[index] if index < len(before) else ""
+        if text.startswith(known) and len(text) > len(known):
+            outcomes.append({"kind": "reasoning.delta", "item_id": item_id, "delta": text[len(known) :]})
+    return outcomes
 
 
 def text_delta(part: TextPart, text: str) -> dict[str, Any]:
