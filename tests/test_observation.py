@@ -19,7 +19,12 @@ from conftest import hello, write_vector
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamroute.conformance.cli import main
-from streamroute.conformance.implementation import AdapterLoadError, PythonImplementation, declared_observes
+from streamroute.conformance.implementation import (
+    AdapterLoadError,
+    PythonImplementation,
+    declared_observes,
+    described,
+)
 from streamroute.conformance.judge import run_vector
 from streamroute.conformance.observation import (
     ObservationTableError,
@@ -663,3 +668,17 @@ def test_the_pytest_plugin_honours_the_declaration(pytester: pytest.Pytester) ->
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # and the claim is partial
     result.stdout.fnmatch_lines(["streamroute: core (robustness) is partial: *"])
     assert pytester.runpytest(*options, "--streamroute-allow-partial", "core").ret == pytest.ExitCode.OK
+
+
+def test_the_run_header_names_the_codes_a_declaration_shows() -> None:
+    info = {
+        "name": "x",
+        "language": "python",
+        "version": "1",
+        "profiles": ["core"],
+        "observes": {
+            "end": ["status"],
+            "tool.error": {"fields": ["call_id"], "codes": ["invalid_json", "too_deep"]},
+        },
+    }
+    assert "observes: end (status), tool.error (call_id; codes invalid_json too_deep)" in described(info)

@@ -43,13 +43,17 @@ from protocol_loop import Tally, client_tools, serve_streams
 
 # What the application is shown, per outcome kind (spec/observation.md): the run's events have no
 # lifecycle, no final text of a part, no refusal channel (the refusal is a detail of the finished
-# response) and nothing for an event the model does not route.
+# response) and nothing for an event the model does not route. A refused call is a
+# `FunctionToolCallEvent` with `args_valid=False` (`_tool_execution.py` line 706), which says that
+# its arguments did not validate, not why: arguments that do not parse or nest too deep, the
+# refusals of a tool made with `Tool.from_schema`, whose schema is not validated (`tools.py` line
+# 522). A call still open when the response ends has no event at all: the run ends.
 OBSERVES = {
     "text.delta": ["item_id", "delta", "phase"],
     "reasoning.delta": ["item_id", "delta"],
     "tool.arguments.delta": ["item_id", "delta"],
     "tool.call": ["item_id", "call_id", "name", "namespace", "tool_type", "arguments"],
-    "tool.error": ["item_id", "call_id"],
+    "tool.error": {"fields": ["item_id", "call_id"], "codes": ["invalid_json", "too_deep"]},
     "error": ["code", "message"],
     "end": ["status"],
 }
