@@ -36,6 +36,7 @@ from .compare import (
     to_expected_response_ids,
     to_parsed_arguments,
     to_shown,
+    without_empty_deltas,
 )
 from .conditions import Context
 from .differences import Difference
@@ -291,6 +292,7 @@ def _check(
         expected, end_status = stopped_expectation(expected, fault, point)
         if observes is not None and observes.projected({"kind": "end"}) is None:
             end_status = None
+    expected, produced = without_empty_deltas(expected, produced)
     if observes is not None:
         expected, produced = to_shown(observes, expected, produced)
     if options.get("response_id") == "rewritten":

@@ -7,6 +7,7 @@ vector's events and compared kinds, and from what the reference routes.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from streamroute.conformance.event_types import terminal_types
@@ -15,7 +16,7 @@ from streamroute.conformance.judge import run_vector
 from streamroute.conformance.render import comparison_lines
 from streamroute.conformance.results import Result, Status
 from streamroute.conformance.vectors import Vector
-from streamroute.reference import EVENT_TYPES, Router, consumers_for
+from streamroute.reference import EVENT_TYPES, Outcome, Router, consumers_for
 
 TERMINAL_EVENTS = terminal_types()
 
@@ -211,3 +212,31 @@ def test_a_finish_after_the_call_fails_every_vector_that_finishes_a_consumer(bun
     _assert_readable(
         results, failing, r"outcome \d+: expected kind (diff\.update|diff\.finish|error), got tool\.call"
     )
+
+
+class WithoutEmptyDeltas:
+    """The reference router handing over no empty text, refusal or reasoning delta, which shows
+    nothing (spec/vectors.md section 3)."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router(consumers_for(tools))
+
+    @staticmethod
+    def _shown(outcomes: list[Outcome]) -> list[Outcome]:
+        shown = ("text.delta", "refusal.delta", "reasoning.delta")
+        return [o for o in outcomes if not (o["kind"] in shown and o["delta"] == "")]
+
+    def feed(self, event: Any) -> list[Outcome]:
+        return self._shown(self.router.feed(event))
+
+    def close(self) -> list[Outcome]:
+        return self._shown(self.router.close())
+
+
+def test_a_router_that_hands_over_no_empty_delta_of_a_shown_channel_fails_no_vector(
+    bundled: list[Vector],
+) -> None:
+    core = [v for v in bundled if _core(v)]
+    empty = [v.id for v in core if any(o["kind"] == "text.delta" and o["delta"] == "" for o in v.expected)]
+    assert "core/text/empty-delta" in empty
+    assert _failing("test_broken:WithoutEmptyDeltas", core) == set()
