@@ -115,25 +115,6 @@ def to_shown(
 
 _AT = frozenset({"at"})  # an expected outcome's event, which is no field of the outcome
 
-# The channels whose deltas are shown as they come: an empty one shows nothing (spec/vectors.md 3).
-_SHOWN_DELTAS = frozenset({"text.delta", "refusal.delta", "reasoning.delta"})
-
-
-def _shows_something(outcome: Any) -> bool:
-    return not (
-        isinstance(outcome, dict) and outcome.get("kind") in _SHOWN_DELTAS and outcome.get("delta") == ""
-    )
-
-
-def without_empty_deltas(
-    expected: Sequence[dict[str, Any]], produced: Sequence[Produced]
-) -> tuple[list[dict[str, Any]], list[Produced]]:
-    """Both sides without the empty deltas of a shown channel, which no application can tell from
-    none (spec/vectors.md section 3): a router may hand them over or not."""
-    return [want for want in expected if _shows_something(want)], [
-        entry for entry in produced if _shows_something(entry.outcome)
-    ]
-
 
 def _event_type(event: Any) -> str | None:
     """An event's type, None for one whose `type` is no string (an array or an object is
