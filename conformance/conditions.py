@@ -323,6 +323,8 @@ def _holds_null(difference: Difference, context: Context) -> bool:
         return False
     read: list[tuple[Any, tuple[str, ...]]] = [(event, _READ["event"])]
     read += [(event.get(name), _READ[name]) for name in ("item", "error", "response")]
+    if event.get("type") == "response.failed":  # its response's error is read too (CORE-LIFE-3)
+        read.append((event.get("response"), ("error",)))
     return any(
         isinstance(fields, dict) and any(name in fields and fields[name] is None for name in names)
         for fields, names in read

@@ -164,6 +164,13 @@ def non_canonical(options: Mapping[str, Any]) -> str:
     return ", ".join(shown) or "canonical"
 
 
+def _shown_of(declared: Any) -> str:
+    """One kind's declaration in words: its fields, and the codes it names, if any."""
+    if isinstance(declared, Mapping):
+        return f"{' '.join(declared['fields'])}; codes {' '.join(declared['codes'])}".lstrip("; ")
+    return " ".join(declared)
+
+
 def described(info: Mapping[str, Any]) -> str:
     """An implementation in one line, from its `info`: name, version, language, profiles, and the
     options it does not leave canonical; escaped, as what it says of itself may hold line breaks and
@@ -174,7 +181,7 @@ def described(info: Mapping[str, Any]) -> str:
         f"profiles: {profiles}; options: {non_canonical(info.get('options', {}))}"
     )
     if "observes" in info:  # spec/observation.md: what its API shows, when not everything
-        shown = ", ".join(f"{kind} ({' '.join(names)})" for kind, names in sorted(info["observes"].items()))
+        shown = ", ".join(f"{kind} ({_shown_of(names)})" for kind, names in sorted(info["observes"].items()))
         line += f"; observes: {shown or 'nothing'}"
     return printable(line, Shown.LINE)
 

@@ -46,6 +46,7 @@ from .observation import observes_of
 from .results import CLASSES, Comparison, Result, Status
 from .schemas import OUTCOME, first_error, option_defaults, schema
 from .signature import difference_words, signature
+from .unseen import without_completions, without_unseen
 from .vectors import At, Vector
 
 # Compared only in execution vectors, so that an implementation can claim
@@ -278,6 +279,8 @@ def _check(
         produced = [entry for entry in produced if entry.outcome["kind"] not in EXECUTION_KINDS]
     expected = vector.expected
     fault = first_fault(expected, FAULT_CODES) if _stops_at_faults(options, vector) else None
+    if vector.stream is None:  # a completed preview, read at the event it was produced at
+        produced = without_completions(produced, vector.events)
     # A stream vector has no events to move outcomes along; none needs it (spec/vectors.md 3.1).
     point = options.get("tool_call_point", "output_item_done")
     if point != "output_item_done" and vector.stream is None:
@@ -291,6 +294,7 @@ def _check(
         expected, end_status = stopped_expectation(expected, fault, point)
         if observes is not None and observes.projected({"kind": "end"}) is None:
             end_status = None
+    expected, produced = without_unseen(expected, produced, None if vector.stream else vector.events)
     if observes is not None:
         expected, produced = to_shown(observes, expected, produced)
     if options.get("response_id") == "rewritten":

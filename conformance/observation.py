@@ -78,10 +78,12 @@ def observes_problem(declared: Mapping[str, Any]) -> str | None:
             return f"kind {kind} names {', '.join(unknown)}, which are not outcome fields"
         if kind == "tool.call" and call_input_fields() & set(names) and "tool_type" not in names:
             return "kind tool.call shows a call's input without its tool_type, which says which input it has"
-        if isinstance(shown, Mapping) and (kind not in (FAMILY_KIND, CODE_KIND) or "code" not in names):
+        if isinstance(shown, Mapping) and (
+            kind not in (FAMILY_KIND, CODE_KIND) or (kind == FAMILY_KIND and "code" not in names)
+        ):
             return (
-                f"kind {kind} names the codes it shows, which only error (by family) and tool.error do, "
-                "with code among their fields"
+                f"kind {kind} names the codes it shows, which only error (by family, with code among its "
+                "fields) and tool.error do"
             )
         strangers = set(shown["codes"]) - set(CODE_FAMILIES) if isinstance(shown, Mapping) else set()
         if kind == FAMILY_KIND and strangers:
@@ -117,11 +119,16 @@ class Observes:
         }
         return cls(shown, families)
 
-    def shows_code(self, kind: str, code: object) -> bool:
-        """Whether an outcome of `kind` with `code` is shown: its code's family for `error`, the code
-        itself for `tool.error`; any code of a kind whose declaration names none."""
+    def shows_code(self, outcome: Mapping[str, Any]) -> bool:
+        """Whether an outcome is shown by its code: its code's family for `error`, the code itself
+        for `tool.error`; any code of a kind whose declaration names none. A `tool.error` without a
+        code, of an API that shows its refusals but not their codes, is one of the codes it names."""
+        kind = outcome["kind"]
         if kind not in self.families:
             return True
+        if kind == CODE_KIND and "code" not in outcome and "code" not in self.shown[kind]:
+            return True
+        code = outcome.get("code")
         return (code_family(code) if kind == FAMILY_KIND else code) in self.families[kind]
 
     def unshown(self, through: Shown, families: Families | None = None) -> list[str]:
@@ -168,7 +175,7 @@ class Observes:
         """A valid outcome as far as it is shown (its `kind`, the fields shown, and those in
         `keep`), or None when its kind, or the family of its code, is not shown."""
         kind = outcome["kind"]
-        if kind not in self.shown or not self.shows_code(kind, outcome.get("code")):
+        if kind not in self.shown or not self.shows_code(outcome):
             return None
         kept = self.shown[kind] | keep | {"kind"}
         return {name: value for name, value in outcome.items() if name in kept}

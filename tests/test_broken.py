@@ -7,6 +7,7 @@ vector's events and compared kinds, and from what the reference routes.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from streamroute.conformance.event_types import terminal_types
@@ -15,7 +16,7 @@ from streamroute.conformance.judge import run_vector
 from streamroute.conformance.render import comparison_lines
 from streamroute.conformance.results import Result, Status
 from streamroute.conformance.vectors import Vector
-from streamroute.reference import EVENT_TYPES, Router, consumers_for
+from streamroute.reference import EVENT_TYPES, Outcome, Router, consumers_for
 
 TERMINAL_EVENTS = terminal_types()
 
@@ -211,3 +212,144 @@ def test_a_finish_after_the_call_fails_every_vector_that_finishes_a_consumer(bun
     _assert_readable(
         results, failing, r"outcome \d+: expected kind (diff\.update|diff\.finish|error), got tool\.call"
     )
+
+
+class WithoutEmptyDeltas:
+    """The reference router handing over no empty text, refusal or reasoning delta, which shows
+    nothing (spec/vectors.md section 3.3)."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router(consumers_for(tools))
+
+    @staticmethod
+    def _shown(outcomes: list[Outcome]) -> list[Outcome]:
+        shown = ("text.delta", "refusal.delta", "reasoning.delta")
+        return [o for o in outcomes if not (o["kind"] in shown and o["delta"] == "")]
+
+    def feed(self, event: Any) -> list[Outcome]:
+        return self._shown(self.router.feed(event))
+
+    def close(self) -> list[Outcome]:
+        return self._shown(self.router.close())
+
+
+def test_a_router_that_hands_over_no_empty_delta_of_a_shown_channel_fails_no_vector(
+    bundled: list[Vector],
+) -> None:
+    core = [v for v in bundled if _core(v)]
+    empty = [v.id for v in core if any(o["kind"] == "text.delta" and o["delta"] == "" for o in v.expected)]
+    assert "core/text/empty-delta" in empty
+    assert _failing("test_broken:WithoutEmptyDeltas", core) == set()
+
+
+class CompletesPreview:
+    """The reference router, completing each function call's preview at its first complete source
+    with what that source adds to the deltas (pydantic-ai, when arguments come only in the done
+    events); `whole` repeats the source's whole text instead, deltas and all."""
+
+    whole = False
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router(consumers_for(tools))
+        self.previewed: dict[str, str] = {}
+        self.completed: set[str] = set()
+
+    def _source(self, event: Any) -> tuple[Any, Any]:
+        if not isinstance(event, dict):
+            return None, None
+        item = event.get("item")
+        if event.get("type") == "response.function_call_arguments.done":
+            return event.get("item_id"), event.get("arguments")
+        if event.get("type") == "response.output_item.done" and isinstance(item, dict):
+            return (
+                (item.get("id"), item.get("arguments"))
+                if item.get("type") == "function_call"
+                else (None, None)
+            )
+        return None, None
+
+    def feed(self, event: Any) -> list[Outcome]:
+        outcomes = self.router.feed(event)
+        for o in outcomes:
+            if o["kind"] == "tool.arguments.delta":
+                self.previewed[o["item_id"]] = self.previewed.get(o["item_id"], "") + o["delta"]
+        item_id, text = self._source(event)
+        if not isinstance(item_id, str) or not isinstance(text, str) or item_id in self.completed:
+            return outcomes
+        self.completed.add(item_id)
+        so_far = "" if self.whole else self.previewed.get(item_id, "")
+        if len(text) <= len(so_far) or not text.startswith(so_far):
+            return outcomes
+        return [{"kind": "tool.arguments.delta", "item_id": item_id, "delta": text[len(so_far) :]}, *outcomes]
+
+    def close(self) -> list[Outcome]:
+        return self.router.close()
+
+
+class CompletesPreviewWithTheWholeText(CompletesPreview):
+    whole = True
+
+
+class SilentWhenFailedWithoutError:
+    """The reference router, producing no `error` for a `response.failed` that states no error
+    object (its lifecycle and the end tell the failure), as the AI SDK and pydantic-ai."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router(consumers_for(tools))
+
+    def feed(self, event: Any) -> list[Outcome]:
+        outcomes = self.router.feed(event)
+        if event_type_of(event) == "response.failed":
+            return [o for o in outcomes if not (o["kind"] == "error" and self.silent(event))]
+        return outcomes
+
+    @staticmethod
+    def silent(failed: dict[str, Any]) -> bool:
+        response = failed.get("response")
+        return not (isinstance(response, dict) and isinstance(response.get("error"), dict))
+
+    def close(self) -> list[Outcome]:
+        return self.router.close()
+
+
+class SilentWhenFailed(SilentWhenFailedWithoutError):
+    """Produces no `error` for any `response.failed`: a failure's code and message are lost."""
+
+    @staticmethod
+    def silent(failed: dict[str, Any]) -> bool:
+        return True
+
+
+def event_type_of(event: Any) -> Any:
+    return event.get("type") if isinstance(event, dict) else None
+
+
+def test_a_preview_completed_at_the_first_complete_source_fails_no_vector(bundled: list[Vector]) -> None:
+    """spec/vectors.md section 3.3: the completion previews what the call will hold."""
+    core = [v for v in bundled if _core(v)]
+    assert _failing("test_broken:CompletesPreview", core) == set()
+
+
+def test_a_preview_completed_with_anything_else_fails_where_deltas_came_before(bundled: list[Vector]) -> None:
+    core = [v for v in bundled if _core(v)]
+    failing = _failing("test_broken:CompletesPreviewWithTheWholeText", core)
+    assert {"core/args/parallel-interleaved", "core/args/cut-inside-string-value"} <= failing
+    assert "core/args/only-in-arguments-done" not in failing  # no delta came: the whole text is what it adds
+
+
+def test_no_error_for_a_failed_response_stating_none_fails_no_vector(bundled: list[Vector]) -> None:
+    """spec/vectors.md section 3.3: such an error has no code and no message; the end tells it."""
+    core = [v for v in bundled if _core(v)]
+    failed_without = [
+        v.id
+        for v in core
+        if any(w["kind"] == "error" and w.get("code") is None for w in v.expected)
+        and any(
+            event_type_of(e) == "response.failed"
+            and not isinstance((e.get("response") or {}).get("error"), dict)
+            for e in v.events
+        )
+    ]
+    assert "core/lifecycle/failed-without-error-object" in failed_without
+    assert _failing("test_broken:SilentWhenFailedWithoutError", core) == set()
+    assert "core/lifecycle/failed-during-function-call" in _failing("test_broken:SilentWhenFailed", core)

@@ -19,7 +19,12 @@ from conftest import hello, write_vector
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamroute.conformance.cli import main
-from streamroute.conformance.implementation import AdapterLoadError, PythonImplementation, declared_observes
+from streamroute.conformance.implementation import (
+    AdapterLoadError,
+    PythonImplementation,
+    declared_observes,
+    described,
+)
 from streamroute.conformance.judge import run_vector
 from streamroute.conformance.observation import (
     ObservationTableError,
@@ -409,6 +414,61 @@ def test_a_code_of_tool_error_the_api_cannot_show_is_not_charged_but_a_call_it_r
     assert not {"CORE-CALL-6", "CORE-CALL-1", "CORE-CALL-7"} & set(observable_by(REFUSES_TEXTS))
 
 
+# An API that tells a call was refused, not why, and has no notice of a call cut off (pydantic-ai).
+REFUSES_WITHOUT_CODES = {
+    **WITHOUT_IGNORED,
+    "tool.error": {"fields": ["item_id", "call_id"], "codes": ["invalid_json", "too_deep"]},
+}
+
+
+class Codeless(_Changed):
+    """Refuses as the reference does, but hands each refusal over without its code."""
+
+    @staticmethod
+    def change(outcome: Outcome) -> Outcome | None:
+        if outcome["kind"] != "tool.error":
+            return outcome
+        return None if outcome["code"] == "incomplete" else {k: v for k, v in outcome.items() if k != "code"}
+
+
+class CodelessRefusesEveryCall(Codeless):
+    """Hands over every call as a refusal without a code: refusals where the vector expects calls."""
+
+    @staticmethod
+    def change(outcome: Outcome) -> Outcome | None:
+        if outcome["kind"] == "tool.call":
+            return {"kind": "tool.error", "item_id": outcome["item_id"], "call_id": outcome["call_id"]}
+        return Codeless.change(outcome)
+
+
+def test_refusals_shown_without_their_codes_are_judged_and_a_cut_off_call_is_not(
+    bundled: list[Vector],
+) -> None:
+    """spec/observation.md section 1: an API whose refusals carry no code names the codes they can
+    be; an expected `tool.error` of such a code is compared with the code-less one produced, one of
+    another code is not shown, and a refusal where a call is expected fails."""
+    vectors = {v.id: v for v in bundled}
+    refused = run_vector(_broken(Codeless, REFUSES_WITHOUT_CODES), vectors["core/calls/invalid-json"])
+    assert refused.status is Status.PASSED, refused.message
+    cut = run_vector(
+        _broken(Codeless, REFUSES_WITHOUT_CODES), vectors["core/lifecycle/failed-during-function-call"]
+    )
+    assert cut.status is Status.PASSED, cut.message
+    assert "CORE-CALL-6" not in cut.observed
+    assert run_vector(_broken(Codeless, None), vectors["core/calls/invalid-json"]).status is Status.FAILED
+    dropped = run_vector(_broken(DropsRefusals, REFUSES_WITHOUT_CODES), vectors["core/calls/invalid-json"])
+    assert dropped.status is Status.FAILED, dropped.message
+    refuses = run_vector(
+        _broken(CodelessRefusesEveryCall, REFUSES_WITHOUT_CODES), vectors["core/text/plain-answer"]
+    )
+    assert refuses.status is Status.PASSED  # no call in it: nothing to refuse
+    calls = run_vector(
+        _broken(CodelessRefusesEveryCall, REFUSES_WITHOUT_CODES), vectors["core/args/parallel-interleaved"]
+    )
+    assert calls.status is Status.FAILED, calls.message
+    assert not {"CORE-CALL-3", "CORE-CALL-6"} & set(observable_by(REFUSES_WITHOUT_CODES))
+
+
 def test_the_matrix_shows_a_requirement_no_vector_could_show_as_not_observable(
     bundled: list[Vector], tmp_path: Path
 ) -> None:
@@ -494,9 +554,9 @@ SHOWN = 'either a list of distinct values, each a text other than "kind"; or an 
             "declares an invalid `observes`: kind error names incomplete: not families of codes",
         ),
         (
-            {"tool.error": {"fields": ["call_id"], "codes": ["invalid_json"]}},
-            "declares an invalid `observes`: kind tool.error names the codes it shows, which only error (by "
-            "family) and tool.error do, with code among their fields",
+            {"error": {"fields": ["message"], "codes": ["producer"]}},
+            "declares an invalid `observes`: kind error names the codes it shows, which only error (by "
+            "family, with code among its fields) and tool.error do",
         ),
         (
             {"end": {"fields": ["status"], "codes": ["router"]}},
@@ -608,3 +668,17 @@ def test_the_pytest_plugin_honours_the_declaration(pytester: pytest.Pytester) ->
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # and the claim is partial
     result.stdout.fnmatch_lines(["streamroute: core (robustness) is partial: *"])
     assert pytester.runpytest(*options, "--streamroute-allow-partial", "core").ret == pytest.ExitCode.OK
+
+
+def test_the_run_header_names_the_codes_a_declaration_shows() -> None:
+    info = {
+        "name": "x",
+        "language": "python",
+        "version": "1",
+        "profiles": ["core"],
+        "observes": {
+            "end": ["status"],
+            "tool.error": {"fields": ["call_id"], "codes": ["invalid_json", "too_deep"]},
+        },
+    }
+    assert "observes: end (status), tool.error (call_id; codes invalid_json too_deep)" in described(info)

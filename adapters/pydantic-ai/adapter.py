@@ -43,13 +43,18 @@ from protocol_loop import Tally, client_tools, serve_streams
 
 # What the application is shown, per outcome kind (spec/observation.md): the run's events have no
 # lifecycle, no final text of a part, no refusal channel (the refusal is a detail of the finished
-# response) and nothing for an event the model does not route.
+# response) and nothing for an event the model does not route. A refused call is a
+# `FunctionToolCallEvent` with `args_valid=False` (`_tool_execution.py` line 706), which says that
+# its arguments did not validate, not why: arguments that do not parse or nest too deep, the
+# refusals of a tool made with `Tool.from_schema`, whose schema is not validated (`tools.py` line
+# 522), and a call cut off, whose arguments do not parse either. A call still open when the model's
+# error ends the run is told by the error: the run never validates it (`cut_off`).
 OBSERVES = {
     "text.delta": ["item_id", "delta", "phase"],
     "reasoning.delta": ["item_id", "delta"],
     "tool.arguments.delta": ["item_id", "delta"],
     "tool.call": ["item_id", "call_id", "name", "namespace", "tool_type", "arguments"],
-    "tool.error": ["item_id", "call_id"],
+    "tool.error": {"fields": ["item_id", "call_id"], "codes": ["incomplete", "invalid_json", "too_deep"]},
     "error": ["code", "message"],
     "end": ["status"],
 }
@@ -94,25 +99,54 @@ class Events:
 
     def __init__(self) -> None:
         self.parts: dict[int, Any] = {}  # each part index -> the part its PartStartEvent started
+        self.open: dict[str, ToolCallPart] = {}  # the calls started, neither handed back nor refused
 
     def outcomes(self, event: Any) -> list[dict[str, Any]]:
         if isinstance(event, PartStartEvent):
             self.parts[event.index] = event.part
+            if isinstance(event.part, ToolCallPart):
+                self.open[event.part.tool_call_id] = event.part
             return self._started(event.part)
         if isinstance(event, PartDeltaEvent):
-            return self._delta(self.parts.get(event.index), event.delta)
+            part = self.parts.get(event.index)
+            outcomes = self._delta(part, event.delta)
+            if isinstance(part, ThinkingPart) and isinstance(event.delta, ThinkingPartDelta):
+                # The documented way to read a delta's provider_details: apply it to the part, which
+                # resolves its update callback (`ThinkingPartDelta.provider_details`, messages.py line 6616).
+                applied = event.delta.apply(part)
+                self.parts[event.index] = applied
+                outcomes += raw_reasoning(part.id, raw_content(part), raw_content(applied))
+            return outcomes
         if isinstance(event, FunctionToolCallEvent) and event.args_valid is False:
+            self.open.pop(event.part.tool_call_id, None)
             return [refused(event.part)]
         if isinstance(event, DeferredToolRequestsEvent):  # the calls handed back to the application
+            for call in event.requests.calls:
+                self.open.pop(call.tool_call_id, None)
             return [handed_back(call) for call in event.requests.calls]
         return []
+
+    def cut_off(self) -> list[dict[str, Any]]:
+        """The calls the run started and will never hand back, once it raised the model's error: the
+        exception ends the run before its calls are validated (`CallToolsNode` never comes), so an
+        application that showed a call's start learns from it that the call will never come."""
+        outcomes = [
+            refused(part, "the run ended before the call was complete") for part in self.open.values()
+        ]
+        self.open.clear()
+        return outcomes
 
     def _started(self, part: Any) -> list[dict[str, Any]]:
         """A part starts with the content of its first delta, when it has one."""
         if isinstance(part, TextPart) and is_text(part.content, part.provider_details, part.citations):
             return [text_delta(part, part.content)]
-        if isinstance(part, ThinkingPart) and part.content:
-            return [{"kind": "reasoning.delta", "item_id": part.id, "delta": part.content}]
+        if isinstance(part, ThinkingPart):
+            summary = (
+                [{"kind": "reasoning.delta", "item_id": part.id, "delta": part.content}]
+                if part.content
+                else []
+            )
+            return summary + raw_reasoning(part.id, [], raw_content(part))
         if isinstance(part, ToolCallPart) and isinstance(part.args, str) and part.args:
             return [{"kind": "tool.arguments.delta", "item_id": part.id, "delta": part.args}]
         return []
@@ -138,6 +172,24 @@ class Events:
         return []
 
 
+def raw_content(part: ThinkingPart) -> list[str]:
+    """The raw reasoning text of a thinking part, by content index: pydantic-ai keeps the
+    `response.reasoning_text.delta` text of gpt-oss in `provider_details['raw_content']`
+    (`models/openai.py` lines 6937 to 6945, `_make_raw_content_updater` line 7399), not as content."""
+    texts = (part.provider_details or {}).get("raw_content")
+    return [text for text in texts if isinstance(text, str)] if isinstance(texts, list) else []
+
+
+def raw_reasoning(item_id: str | None, before: list[str], after: list[str]) -> list[dict[str, Any]]:
+    """The raw reasoning a part's update added: what each content index's text grew by."""
+    outcomes = []
+    for index, text in enumerate(after):
+        known = before[index] if index < len(before) else ""
+        if text.startswith(known) and len(text) > len(known):
+            outcomes.append({"kind": "reasoning.delta", "item_id": item_id, "delta": text[len(known) :]})
+    return outcomes
+
+
 def text_delta(part: TextPart, text: str) -> dict[str, Any]:
     """Text of a part: the part's item id and `phase` (its `provider_details`) are each delta's."""
     out = {"kind": "text.delta", "item_id": part.id, "delta": text}
@@ -161,13 +213,14 @@ def handed_back(part: ToolCallPart) -> dict[str, Any]:
     return {**call, "tool_type": "function", "arguments": part.args}
 
 
-def refused(part: ToolCallPart) -> dict[str, Any]:
-    """A call whose arguments did not validate against its tool's schema: never handed back."""
+def refused(part: ToolCallPart, message: str = "invalid arguments") -> dict[str, Any]:
+    """A call never handed back: its arguments did not validate against its tool's schema, or the
+    run ended before they could (the refusal's code is not shown)."""
     return {
         "kind": "tool.error",
         "item_id": part.id,
         "call_id": part.tool_call_id,
-        "message": "invalid arguments",
+        "message": message,
     }
 
 
@@ -198,7 +251,7 @@ async def _run(vector: dict[str, Any], tally: Tally) -> None:
                 if outcomes := events.outcomes(event):
                     tally.add(outcomes)
         except (ModelAPIError, openai.APIError) as exc:  # the model's documented errors end the run
-            tally.add([error_outcome(exc)])
+            tally.add([error_outcome(exc), *events.cut_off()])
             failed = True
         except UsageLimitExceeded:
             pass  # the response was handled; the agent would now ask the model again

@@ -936,7 +936,11 @@ MUTANTS: list[Mutant] = [
         "gives a custom input event with no id at all to the most recent open custom call",
     ),
     # answer text, refusal and reasoning
-    _mutant(Fault.DROP_EMPTY_TEXT_DELTA, "CORE-TEXT-1", "skips an empty text delta (`if not delta: return`)"),
+    _mutant(
+        Fault.EMPTY_TEXT_DELTA_ENDS_PART,
+        "CORE-TEXT-1",
+        "takes an empty text delta for the end of its part on screen: the later deltas are kept, never shown",
+    ),
     _mutant(Fault.PHASE_DROPPED, "CORE-TEXT-9", "shows commentary and the answer alike: no phase on text"),
     _mutant(
         Fault.TEXT_OUTPUT_INDEX_FROM_EVENT,

@@ -108,7 +108,7 @@ class Fault(Enum):
     CALL_ID_STRINGIFIED = "call-id-stringified"
     ITEM_CONTENT_CHECKED = "item-content-checked"
     # text channels
-    DROP_EMPTY_TEXT_DELTA = "drop-empty-text-delta"
+    EMPTY_TEXT_DELTA_ENDS_PART = "empty-text-delta-ends-part"
     PHASE_DROPPED = "phase-dropped"
     AGENT_DROPPED = "agent-dropped"
     NO_TEXT_MISMATCH = "no-text-done-mismatch"
@@ -1761,12 +1761,12 @@ class IndependentRouter:
             if self.has(Fault.REASONING_ALSO_TEXT):  # thinking shown inline with the answer
                 outcomes.append(self._text_delta_outcome(item, values["output_index"], index, delta))
             return outcomes
-        if delta == "" and self.has(Fault.DROP_EMPTY_TEXT_DELTA):
-            return []
         outcome = self._text_delta_outcome(item, values["output_index"], index, delta)
-        shown = [] if self.has(Fault.TEXT_ONLY_AT_DONE) else [*late, outcome]
         limit = math.inf if self.has(Fault.TEXT_BUFFER_UNBOUNDED) else MAX_BUFFER_BYTES
         part = item.parts.setdefault(index, Buffer(self.faults, limit))
+        # `if not delta: part.shown = False`: the deltas after an empty one are kept, never shown
+        hidden = self.has(Fault.EMPTY_TEXT_DELTA_ENDS_PART) and "" in part.pieces
+        shown = [] if self.has(Fault.TEXT_ONLY_AT_DONE) or hidden else [*late, outcome]
         stops = self.has(Fault.TEXT_LIMIT_STOPS_ROUTING)
         message = f"part {index} of {item.id!r} passes {MAX_BUFFER_BYTES} bytes: it is no longer compared"
         if part.overflowed and self.has(Fault.TEXT_PAST_LIMIT_RESTARTS_BUFFER):
