@@ -1567,7 +1567,10 @@ class IndependentRouter:
                 agree = self._sources_agree(item, text, stated_text) or (
                     call.deltas.overflowed and self.has(Fault.TOO_LARGE_SOURCES_UNCOMPARED)
                 )
-                again = call.streamed and self.has(Fault.MISMATCH_FOR_EACH_SOURCE)
+                # the deltas of a call past the limit are dropped: nothing to compare (CORE-LIMIT-6)
+                again = (
+                    call.streamed and not call.deltas.overflowed and self.has(Fault.MISMATCH_FOR_EACH_SOURCE)
+                )
                 if again and not same_text(call.streamed, stated_text, self.faults):
                     outcomes.append(_error("done_mismatch", "the done item's text disagrees with the deltas"))
             if not agree:
