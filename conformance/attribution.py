@@ -27,6 +27,7 @@ from .conditions import (
     event_type,
     holds,
     item_of,
+    named_item,
     outcome_matches,
 )
 from .differences import Difference
@@ -175,7 +176,7 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
 
 def of(difference: Difference, context: Context) -> set[Any]:
     """What a difference is of (spec/attribution.md section 1.4): the items and calls its outcomes
-    name, else its event's item or call; the stream's end for the `end`, a terminal `lifecycle`
+    name, else its event's item (as a router attributes it) or call; the stream's end for the `end`, a terminal `lifecycle`
     and a difference at an `error` event;
     in a session a turn (its lane and response), a response, a steer (by its target), the
     connection; in an sse vector the stream, whose decoding its first difference shows gone wrong."""
@@ -189,8 +190,8 @@ def of(difference: Difference, context: Context) -> set[Any]:
     message = event.get("message") if event.get("control") == "send" else None
     if isinstance(message, dict) and message.get("type") == "response.steer":
         things.add(("steer", message.get("previous_response_id")))
-    if not things and (item := item_of(difference)) is not None:
-        things.add(("item_id", item))
+    if not things and (item := item_of(difference) or named_item(difference, context)) is not None:
+        things.add(("item_id", item))  # an event without item_id names its item as a router reads it
     if not things and isinstance(event.get("call_id"), str):  # a step naming a call
         things.add(("call_id", event["call_id"]))
     if event.get("type") == "error" and not any(thing[0] == "turn" for thing in things):
