@@ -176,8 +176,8 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
 
 def of(difference: Difference, context: Context) -> set[Any]:
     """What a difference is of (spec/attribution.md section 1.4): the items and calls its outcomes
-    name, else its event's item (as a router attributes it) or call; the stream's end for the `end`, a terminal `lifecycle`
-    and a difference at an `error` event;
+    name, else its event's item (as a router attributes it) or call; the stream's end for the
+    `end`, a terminal `lifecycle` and a difference at an `error` event;
     in a session a turn (its lane and response), a response, a steer (by its target), the
     connection; in an sse vector the stream, whose decoding its first difference shows gone wrong."""
     if context.events is None:
