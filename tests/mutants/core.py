@@ -69,8 +69,10 @@ class _LibraryDesign:
         return outcome
 
 
-def event_type(event: Any) -> Any:
-    return event.get("type") if isinstance(event, dict) else None
+def event_type(event: Any) -> str | None:
+    """The event's type, when it states one as a string (a malformed event's may be any value)."""
+    kind = event.get("type") if isinstance(event, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 class ArgumentsTextFromDeltas(_LibraryDesign):
