@@ -177,7 +177,7 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
 def of(difference: Difference, context: Context) -> set[Any]:
     """What a difference is of (spec/attribution.md section 1.4): the items and calls its outcomes
     name, else its event's item (as a router attributes it) or call; the stream's end for the
-    `end`, a terminal `lifecycle` and a difference at an `error` event;
+    `end`, a terminal `lifecycle` and a difference at a terminal or `error` event;
     in a session a turn (its lane and response), a response, a steer (by its target), the
     connection; in an sse vector the stream, whose decoding its first difference shows gone wrong."""
     if context.events is None:
@@ -194,8 +194,8 @@ def of(difference: Difference, context: Context) -> set[Any]:
         things.add(("item_id", item))  # an event without item_id names its item as a router reads it
     if not things and isinstance(event.get("call_id"), str):  # a step naming a call
         things.add(("call_id", event["call_id"]))
-    if event.get("type") == "error" and not any(thing[0] == "turn" for thing in things):
-        things.add(("end",))  # routed or not, an error event decides the end's status (CORE-LIFE-8)
+    if event.get("type") in ("error", *TERMINAL_EVENTS) and not any(thing[0] == "turn" for thing in things):
+        things.add(("end",))  # routed or not, it decides the end's status (CORE-LIFE-8)
     return things
 
 
