@@ -27,6 +27,7 @@ from .conditions import (
     event_type,
     holds,
     item_of,
+    named_item,
     outcome_matches,
 )
 from .differences import Difference
@@ -175,8 +176,8 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
 
 def of(difference: Difference, context: Context) -> set[Any]:
     """What a difference is of (spec/attribution.md section 1.4): the items and calls its outcomes
-    name, else its event's item or call; the stream's end for the `end`, a terminal `lifecycle`
-    and a difference at an `error` event;
+    name, else its event's item (as a router attributes it) or call; the stream's end for the
+    `end`, a terminal `lifecycle` and a difference at a terminal or `error` event;
     in a session a turn (its lane and response), a response, a steer (by its target), the
     connection; in an sse vector the stream, whose decoding its first difference shows gone wrong."""
     if context.events is None:
@@ -189,12 +190,12 @@ def of(difference: Difference, context: Context) -> set[Any]:
     message = event.get("message") if event.get("control") == "send" else None
     if isinstance(message, dict) and message.get("type") == "response.steer":
         things.add(("steer", message.get("previous_response_id")))
-    if not things and (item := item_of(difference)) is not None:
-        things.add(("item_id", item))
+    if not things and (item := item_of(difference) or named_item(difference, context)) is not None:
+        things.add(("item_id", item))  # an event without item_id names its item as a router reads it
     if not things and isinstance(event.get("call_id"), str):  # a step naming a call
         things.add(("call_id", event["call_id"]))
-    if event.get("type") == "error" and not any(thing[0] == "turn" for thing in things):
-        things.add(("end",))  # routed or not, an error event decides the end's status (CORE-LIFE-8)
+    if event.get("type") in ("error", *TERMINAL_EVENTS) and not any(thing[0] == "turn" for thing in things):
+        things.add(("end",))  # routed or not, it decides the end's status (CORE-LIFE-8)
     return things
 
 

@@ -353,7 +353,7 @@ def _refused(difference: Difference, context: Context) -> bool:
     return "error" in here and "tool.arguments.delta" not in here
 
 
-def _named(difference: Difference, context: Context) -> str | None:
+def named_item(difference: Difference, context: Context) -> str | None:
     """The item the difference's event names, as a router attributes it."""
     at: Any = at_of(difference)
     return context.names[at] if isinstance(at, int) and at < len(context.names) else None
@@ -499,10 +499,10 @@ _NAMED: dict[str, Callable[[Difference, Context], bool]] = {
     "event holds null": _holds_null,
     "event out of sequence": _out_of_sequence,
     "event refused": _refused,
-    "event names no item": lambda d, c: _named(d, c) is None,
+    "event names no item": lambda d, c: named_item(d, c) is None,
     "produced later": _later,
     "produced before the call": _before_the_call,
-    "produced of the event's item": lambda d, c: (d.produced or {}).get("item_id", ...) == _named(d, c),
+    "produced of the event's item": lambda d, c: (d.produced or {}).get("item_id", ...) == named_item(d, c),
     "produced of another lane": _of_another_lane,
     "produced within the throttle": _within_the_throttle,
     "produced repeats": _repeats,

@@ -69,8 +69,10 @@ class _LibraryDesign:
         return outcome
 
 
-def event_type(event: Any) -> Any:
-    return event.get("type") if isinstance(event, dict) else None
+def event_type(event: Any) -> str | None:
+    """The event's type, when it states one as a string (a malformed event's may be any value)."""
+    kind = event.get("type") if isinstance(event, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 class ArgumentsTextFromDeltas(_LibraryDesign):
@@ -815,10 +817,11 @@ MUTANTS: list[Mutant] = [
         "CORE-EVT-7 CORE-ITEM-7 CORE-ERR-1 CORE-LIFE-3 CORE-LIFE-1 CORE-ITEM-9",
         "takes a field that is JSON null for a field of the wrong type",
     ),
-    # and CORE-EVT-2: a name of the wrong type makes feed raise
+    # and CORE-EVT-2: a name of the wrong type makes feed raise; and CORE-EVT-8: a duplicate
+    # announcement with a status of the wrong type is duplicate_event, not malformed_event
     _mutant(
         Fault.ITEM_FIELDS_UNCHECKED,
-        "CORE-ITEM-9 CORE-EVT-2",
+        "CORE-ITEM-9 CORE-EVT-2 CORE-EVT-8",
         "checks only an item's id and type, so a call_id or name of the wrong type reaches the call",
     ),
     _mutant(

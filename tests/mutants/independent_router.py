@@ -622,12 +622,16 @@ class Buffer:
         """Take a delta; False when it takes the buffer past the limit (the buffer is then dropped)."""
         self.size += utf8_size(delta, self.faults)
         if self.size > self.limit:
-            self.pieces, self.received, self.overflowed = [], False, True
+            self.drop()
             return False
         raw = Fault.MENDS_SPLIT_SURROGATES in self.faults or Fault.COMPARES_RAW_STRINGS in self.faults
         self.pieces.append(delta if raw else well_formed(delta))
         self.received = True
         return True
+
+    def drop(self) -> None:
+        """Past the limit: the deltas are gone, and no complete text is compared with them (CORE-LIMIT-6)."""
+        self.pieces, self.received, self.overflowed = [], False, True
 
     def release(self) -> None:
         """Drop the deltas once compared: what a complete source fixed, no delta changes."""
@@ -1563,7 +1567,10 @@ class IndependentRouter:
                 agree = self._sources_agree(item, text, stated_text) or (
                     call.deltas.overflowed and self.has(Fault.TOO_LARGE_SOURCES_UNCOMPARED)
                 )
-                again = call.streamed and self.has(Fault.MISMATCH_FOR_EACH_SOURCE)
+                # the deltas of a call past the limit are dropped: nothing to compare (CORE-LIMIT-6)
+                again = (
+                    call.streamed and not call.deltas.overflowed and self.has(Fault.MISMATCH_FOR_EACH_SOURCE)
+                )
                 if again and not same_text(call.streamed, stated_text, self.faults):
                     outcomes.append(_error("done_mismatch", "the done item's text disagrees with the deltas"))
             if not agree:
@@ -1849,7 +1856,7 @@ class IndependentRouter:
         inclusive = call.deltas.size + size >= MAX_BUFFER_BYTES and self.has(Fault.LIMIT_INCLUSIVE)
         shared = self.buffered > MAX_BUFFER_BYTES and self.has(Fault.LIMIT_SHARED_BY_CALLS)
         if inclusive or shared or not call.deltas.add(delta):  # CORE-LIMIT-1
-            call.deltas.overflowed = True
+            call.deltas.drop()
             return self._tool_error(
                 item, "too_large", f"the arguments of {item.id!r} pass {MAX_BUFFER_BYTES} bytes"
             )
