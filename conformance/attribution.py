@@ -29,6 +29,7 @@ from .conditions import (
     item_of,
     outcome_matches,
 )
+from .decoded import UNROUTED
 from .differences import Difference
 from .schemas import SPEC_DIR
 
@@ -85,15 +86,17 @@ def _differs(pattern: str, field: str | None) -> bool:
 
 
 def _event_matches(pattern: str, difference: Difference, context: Context) -> bool:
-    """`*` any; `close`; `terminal`; `undecoded` (an sse vector's event); else a glob of the
-    event's type, or of `step:NAME` for a step."""
+    """`*` any; `close`; `terminal`; `undecoded` (an sse vector's event, or once its bytes are
+    shown decoded well, one that routes nothing); else a glob of the event's type, or of
+    `step:NAME` for a step."""
     if pattern == "*":
         return True
     at = at_of(difference)
     if pattern == "close" or at == "close":
         return pattern == "close" and at == "close"
-    if pattern == "undecoded" or context.events is None:
-        return pattern == "undecoded" and context.events is None
+    undecoded = context.events is None or difference.event is UNROUTED
+    if pattern == "undecoded" or undecoded:
+        return pattern == "undecoded" and undecoded
     kind = event_type(difference.event)
     if pattern == "terminal":
         return kind in TERMINAL_EVENTS
@@ -141,7 +144,23 @@ def rules() -> tuple[Rule, ...]:
 
 
 def rule_for(difference: Difference, context: Context) -> Rule | None:
-    return next((rule for rule in rules() if rule.matches(difference, context)), None)
+    return next(
+        (rule for rule in rules() if _of_the_part(rule, difference, context) and rule.matches(difference, context)),
+        None,
+    )
+
+
+def _of_the_part(rule: Rule, difference: Difference, context: Context) -> bool:
+    """Whether the row charges the part of an sse vector's implementation its difference is of
+    (spec/attribution.md section 1.5): a decoder shown at fault charges the sse requirements (the
+    ids of spec/sse.md, `SSE-*`) alone; one shown to have done its part leaves them to the
+    differences at events that route nothing, and the rest to the router's."""
+    if context.decoder is None:
+        return True
+    decoders = any(requirement.startswith("SSE-") for requirement in rule.charges)
+    if context.decoder is False:
+        return decoders
+    return decoders == (difference.event is UNROUTED)
 
 
 # -- charging ---------------------------------------------------------------------------------------

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 from .alignment import aligned, pair_outcomes
@@ -38,6 +39,7 @@ from .compare import (
     to_shown,
 )
 from .conditions import Context
+from .decoded import decoded_events, decoder_did_its_part, routed_outcomes
 from .differences import Difference
 from .differences import differences as differences_of
 from .expected_failures import ExpectedFailures
@@ -130,11 +132,18 @@ _AT_EVENT = re.compile(r"\bevent (\d+|close)\b")
 _UNREADABLE = re.compile(r"\boutcome \d+ \(from event (?:\d+|close)\): ")  # conformance/implementation.py
 
 
-def _errored(implementation: Implementation, vector: Vector, message: str, details: str) -> Result:
+def _errored(
+    implementation: Implementation,
+    vector: Vector,
+    message: str,
+    details: str,
+    decoder: bool | None = None,
+) -> Result:
     """The implementation raised or did not answer: a `raised` difference at the event the
     message names (its first expected outcome from there on), or at the stream's start. An outcome
     that is no JSON value (a NaN, a cycle, a nesting deeper than JSON text can be written here) is
-    an `invalid` one of the outcome itself (`/`), unread."""
+    an `invalid` one of the outcome itself (`/`), unread. `decoder`: whether an sse vector's decoder
+    is shown to have done its part (spec/attribution.md section 1.5)."""
     named = _AT_EVENT.search(message)
     at: At = 0 if named is None else "close" if named.group(1) == "close" else int(named.group(1))
     unreadable = _UNREADABLE.search(message) is not None
@@ -150,7 +159,7 @@ def _errored(implementation: Implementation, vector: Vector, message: str, detai
         difference = Difference(first, None, event, failure="raised")
     stated_at = at if named is not None and vector.stream is None and isinstance(at, int) else None
     words = difference_words(difference, stated_at)
-    charges = _charges(implementation, vector, [difference])
+    charges = _charges(implementation, vector, [difference], decoder=decoder)
     return _failure(vector.id, Status.ERRORED, message, details, (), charges, words)
 
 
@@ -174,10 +183,14 @@ def _charges(
     differences: Sequence[Difference],
     dispatched: int | None = None,
     produced: Sequence[Produced] = (),
+    decoder: bool | None = None,
+    decoded: Sequence[Any] | None = None,
 ) -> tuple[str, ...]:
     """What the differences charge; `dispatched` is the number of SSE events an sse vector's run
-    dispatched, when it is known, and `produced` the outcomes compared."""
-    events = None if vector.stream is not None else vector.events
+    dispatched, when it is known, and `produced` the outcomes compared; for an sse vector, `decoder`
+    says whether its decoder is shown to have done its part, and `decoded` are the events its bytes
+    decode to when it has (spec/attribution.md section 1.5)."""
+    events = decoded if vector.stream is not None else vector.events
     miscounted = None if dispatched is None else dispatched != vector.dispatched
     outcomes = [{**entry.outcome, "at": entry.at} for entry in produced]
     names = (
@@ -192,6 +205,7 @@ def _charges(
         outcomes,
         names,
         vector.tools,
+        decoder,
     )
     return charged(differences, vector.spec, context)
 
@@ -202,11 +216,18 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     cuts = vector.cuts()
     failing: list[tuple[str, Result, str]] = []  # each failing cut, its result and first difference
     answers: set[str] = set()  # what each cut's run produced, event by event
+    stream = vector.stream
+    assert stream is not None
+    events = cache(lambda: decoded_events(stream))  # asked only of a failure
+    from_events = cache(lambda: routed_outcomes(implementation, vector, events()))
     for number, cut in enumerate(cuts):
         try:
             streamed = implementation.produce_stream(vector, cut.chunks)
         except AdapterFailure as failure:
-            errored = _errored(implementation, vector, f"{cut.label}: {failure.message}", failure.details)
+            # The bytes failed where the events they decode to did not: the decoder's fault.
+            decoder = False if from_events() is not None else None
+            label = f"{cut.label}: {failure.message}"
+            errored = _errored(implementation, vector, label, failure.details, decoder)
             charges = _cut_dependent(len(answers) > 1 or number > len(failing), errored.charged)
             return _failure(
                 vector.id, Status.ERRORED, errored.message, errored.details, (), charges, "no answer"
@@ -214,7 +235,10 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
         except AdapterSkipped as skipped:
             return Result(vector.id, Status.SKIPPED, skipped.reason)
         answers.add(json.dumps([streamed.events, streamed.close], sort_keys=True, default=repr))
-        result, words = _check(implementation, vector, streamed.produced, len(streamed.events))
+        produced = streamed.produced
+        result, words = _check(
+            implementation, vector, produced, len(streamed.events), _decoder(events, produced, from_events)
+        )
         if result.status is Status.PASSED and len(streamed.events) != vector.dispatched:
             message = f"dispatched {len(streamed.events)} SSE events; the stream has {vector.dispatched}"
             difference = Difference(None, None, failure="dispatched")
@@ -238,6 +262,24 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     return _failure(vector.id, Status.FAILED, message, first.details, by_cut, charges, words)
 
 
+def _decoder(
+    events: Callable[[], list[Any]],
+    from_bytes: Sequence[Produced],
+    from_events: Callable[[], list[Produced] | None],
+) -> Callable[[], tuple[bool | None, list[Any] | None]]:
+    """Asked of a failing cut: whether its decoder is shown to have done its part (None when the
+    implementation cannot show it), and the events its bytes decode to when it has."""
+
+    def asked() -> tuple[bool | None, list[Any] | None]:
+        routed = from_events()
+        if routed is None:
+            return None, None
+        did = decoder_did_its_part(events(), from_bytes, routed)
+        return did, events() if did else None
+
+    return asked
+
+
 def _cut_dependent(cuts_differ: bool, charges: tuple[str, ...]) -> tuple[str, ...]:
     """An sse vector whose outcomes depend on where its bytes were cut (some cuts pass, or the cuts
     produce different outcomes) charges SSE-CHUNK-1 alone (spec/attribution.md section 1.4): the
@@ -256,9 +298,14 @@ def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:
 
 
 def _check(
-    implementation: Implementation, vector: Vector, produced: list[Produced], dispatched: int | None = None
+    implementation: Implementation,
+    vector: Vector,
+    produced: list[Produced],
+    dispatched: int | None = None,
+    decoder: Callable[[], tuple[bool | None, list[Any] | None]] | None = None,
 ) -> tuple[Result, str]:
-    """The produced outcomes judged against the vector, and the failure's first difference in words."""
+    """The produced outcomes judged against the vector, and the failure's first difference in
+    words; `decoder` answers, for an sse vector, what `_decoder` says."""
     observes = observes_of(implementation.info)
     options = implementation.options
     if options.get("call_arguments") == "json_text":  # read before it is validated
@@ -312,8 +359,10 @@ def _check(
         "compare": None if kinds is None else sorted(kinds),
         "rows": aligned(expected, actual, None if vector.stream else vector.events, pairs),
     }
-    differences = differences_of(expected, actual, pairs, None if vector.stream else vector.events)
-    charges = _charges(implementation, vector, differences, dispatched, actual)
+    did, decoded = (None, None) if decoder is None else decoder()
+    events = decoded if vector.stream is not None else vector.events
+    differences = differences_of(expected, actual, pairs, events)
+    charges = _charges(implementation, vector, differences, dispatched, actual, did, decoded)
     words = difference_words(differences[0] if differences else None)
     return _failure(vector.id, Status.FAILED, message, "", (comparison,), charges, words), words
 
