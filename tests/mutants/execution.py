@@ -130,6 +130,9 @@ class _LedgerOver:
     def update(self, record: Record, expected: State) -> bool:
         return self._ledger.update(record, expected)
 
+    def readdress(self, record: Record, previous: str) -> bool:
+        return self._ledger.readdress(record, previous)
+
     def records(self) -> list[Record]:
         return self._ledger.records()
 
