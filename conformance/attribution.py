@@ -171,15 +171,23 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
     charges each: of its row's requirements, the first the vector cites, else the first; a
     difference no row matches charges every requirement the vector cites. A difference of what an
     earlier difference was of follows from it, and so does an outcome missing at an event that
-    produced an error in place of another: they charge nothing of their own."""
+    produced an error in place of another, and a session turn's `end` whose response never began
+    after a difference of a turn of its lane: they charge nothing of their own."""
     found: dict[str, None] = {}
     seen: set[Any] = set()
     refused: set[Any] = set()  # the events that produced an error in place of what the vector expects
+    lanes: set[Any] = set()  # the lanes of the session turns an earlier difference was of
     for difference in differences:
         things = of(difference, context)
         at = at_of(difference)
-        follows = bool(things & seen) or (difference.produced is None and at in refused)
+        waited = _unbegun_lane(difference)
+        follows = (
+            bool(things & seen)
+            or (difference.produced is None and at in refused)
+            or (waited is not None and waited in lanes)
+        )
         seen |= things
+        lanes |= {("lane", thing[1]) for thing in things if thing[0] == "turn"}
         if difference.expected is not None and (difference.produced or {}).get("kind") == "error":
             refused.add(at)
         if follows:
@@ -190,6 +198,15 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
         else:
             found[next((r for r in rule.charges if r in cited), rule.charges[0])] = None
     return tuple(found)
+
+
+def _unbegun_lane(difference: Difference) -> Any:
+    """The lane of a session turn's `end` whose response never began (`response_id` null): a
+    request that waited in its lane, so that what an earlier turn of the lane did decides it."""
+    for side in (difference.expected, difference.produced):
+        if side is not None and side.get("kind") == "end" and "stream_id" in side and side.get("response_id") is None:
+            return ("lane", side["stream_id"])
+    return None
 
 
 def of(difference: Difference, context: Context) -> set[Any]:
