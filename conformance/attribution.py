@@ -201,10 +201,13 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
 
 
 def _unbegun_lane(difference: Difference) -> Any:
-    """The lane of a session turn's `end` whose response never began (`response_id` null): a
-    request that waited in its lane, so that what an earlier turn of the lane did decides it."""
+    """The lane of a session outcome of no response (`response_id` null): a turn's `end` whose
+    response never began, a request that waited in its lane, or a `no_response_in_flight`, an
+    event that found no turn there; what an earlier turn of the lane did decides either."""
     for side in (difference.expected, difference.produced):
-        if side is not None and side.get("kind") == "end" and "stream_id" in side and side.get("response_id") is None:
+        if side is None or "stream_id" not in side or side.get("response_id") is not None:
+            continue
+        if side.get("kind") == "end" or side.get("code") == "no_response_in_flight":
             return ("lane", side["stream_id"])
     return None
 
