@@ -132,18 +132,11 @@ _AT_EVENT = re.compile(r"\bevent (\d+|close)\b")
 _UNREADABLE = re.compile(r"\boutcome \d+ \(from event (?:\d+|close)\): ")  # conformance/implementation.py
 
 
-def _errored(
-    implementation: Implementation,
-    vector: Vector,
-    message: str,
-    details: str,
-    decoder: bool | None = None,
-) -> Result:
+def _errored(implementation: Implementation, vector: Vector, message: str, details: str) -> Result:
     """The implementation raised or did not answer: a `raised` difference at the event the
     message names (its first expected outcome from there on), or at the stream's start. An outcome
     that is no JSON value (a NaN, a cycle, a nesting deeper than JSON text can be written here) is
-    an `invalid` one of the outcome itself (`/`), unread. `decoder`: whether an sse vector's decoder
-    is shown to have done its part (spec/attribution.md section 1.5)."""
+    an `invalid` one of the outcome itself (`/`), unread."""
     named = _AT_EVENT.search(message)
     at: At = 0 if named is None else "close" if named.group(1) == "close" else int(named.group(1))
     unreadable = _UNREADABLE.search(message) is not None
@@ -159,7 +152,7 @@ def _errored(
         difference = Difference(first, None, event, failure="raised")
     stated_at = at if named is not None and vector.stream is None and isinstance(at, int) else None
     words = difference_words(difference, stated_at)
-    charges = _charges(implementation, vector, [difference], decoder=decoder)
+    charges = _charges(implementation, vector, [difference])
     return _failure(vector.id, Status.ERRORED, message, details, (), charges, words)
 
 
@@ -224,10 +217,7 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
         try:
             streamed = implementation.produce_stream(vector, cut.chunks)
         except AdapterFailure as failure:
-            # The bytes failed where the events they decode to did not: the decoder's fault.
-            decoder = False if from_events() is not None else None
-            label = f"{cut.label}: {failure.message}"
-            errored = _errored(implementation, vector, label, failure.details, decoder)
+            errored = _errored(implementation, vector, f"{cut.label}: {failure.message}", failure.details)
             charges = _cut_dependent(len(answers) > 1 or number > len(failing), errored.charged)
             return _failure(
                 vector.id, Status.ERRORED, errored.message, errored.details, (), charges, "no answer"
