@@ -144,10 +144,8 @@ def rules() -> tuple[Rule, ...]:
 
 
 def rule_for(difference: Difference, context: Context) -> Rule | None:
-    return next(
-        (rule for rule in rules() if _of_the_part(rule, difference, context) and rule.matches(difference, context)),
-        None,
-    )
+    fitting = (rule for rule in rules() if _of_the_part(rule, difference, context))
+    return next((rule for rule in fitting if rule.matches(difference, context)), None)
 
 
 def _of_the_part(rule: Rule, difference: Difference, context: Context) -> bool:

@@ -51,7 +51,9 @@ def decoded_events(stream: bytes) -> list[Any]:
     return events
 
 
-def routed_outcomes(implementation: Implementation, vector: Vector, events: Sequence[Any]) -> list[Produced] | None:
+def routed_outcomes(
+    implementation: Implementation, vector: Vector, events: Sequence[Any]
+) -> list[Produced] | None:
     """What the implementation produces from the routed `events` as a core vector, each outcome at
     the SSE event it comes from; None when it takes no core vector or fails on this one."""
     if "core" not in implementation.profiles:
@@ -63,7 +65,7 @@ def routed_outcomes(implementation: Implementation, vector: Vector, events: Sequ
         produced = implementation.produce(Vector(vector.path, data))
     except (AdapterFailure, AdapterSkipped):
         return None
-    return [Produced(entry.at if entry.at == "close" else positions[entry.at], entry.outcome) for entry in produced]
+    return [Produced(positions[e.at] if e.at != "close" else e.at, e.outcome) for e in produced]
 
 
 def decoder_did_its_part(
