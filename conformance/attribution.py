@@ -169,13 +169,12 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
     charges each: of its row's requirements, the first the vector cites, else the first; a
     difference no row matches charges every requirement the vector cites. A difference of what an
     earlier difference was of follows from it, and so does an outcome missing at an event that
-    produced an error in place of another, or nothing at all, and a session outcome of no response
+    produced an error in place of another, and a session outcome of no response
     after a difference of a turn of its lane: they charge nothing of their own."""
     found: dict[str, None] = {}
     seen: set[Any] = set()
     refused: set[Any] = set()  # the events that produced an error in place of what the vector expects
     lanes: set[Any] = set()  # the lanes of the session turns an earlier difference was of
-    made = {outcome.get("at") for outcome in context.produced}
     for difference in differences:
         things = of(difference, context)
         at = at_of(difference)
@@ -189,8 +188,6 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
         lanes |= {("lane", thing[1]) for thing in things if thing[0] == "turn"}
         if difference.expected is not None and (difference.produced or {}).get("kind") == "error":
             refused.add(at)
-        if difference.expected is not None and difference.produced is None and at not in made:
-            refused.add(at)  # the event made nothing: what else it should have made is missing with it
         if follows:
             continue
         rule = rule_for(difference, context)
