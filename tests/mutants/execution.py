@@ -1438,7 +1438,9 @@ class _ToolSearchCheckedAtStart(Executor):
         error = None if validator is None else next(iter(validator.iter_errors(ready.arguments)), None)
         if ready.tool_type == "tool_search" and error is not None:  # it starts, and the search fails
             running = self._move(ready, "start", started=True)
-            return [] if running is None else [_outcome(running, "start"), *self._fail(running, error.message)]
+            if running is None:
+                return []
+            return [_outcome(running, "start"), *self._fail(running, error.message)]
         return super()._start(ready)
 
 
