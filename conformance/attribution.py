@@ -30,6 +30,7 @@ from .conditions import (
     named_item,
     outcome_matches,
 )
+from .decoded import UNROUTED
 from .differences import Difference
 from .schemas import SPEC_DIR
 
@@ -86,15 +87,17 @@ def _differs(pattern: str, field: str | None) -> bool:
 
 
 def _event_matches(pattern: str, difference: Difference, context: Context) -> bool:
-    """`*` any; `close`; `terminal`; `undecoded` (an sse vector's event); else a glob of the
-    event's type, or of `step:NAME` for a step."""
+    """`*` any; `close`; `terminal`; `undecoded` (an sse vector's event, or once its bytes are
+    shown decoded well, one that routes nothing); else a glob of the event's type, or of
+    `step:NAME` for a step."""
     if pattern == "*":
         return True
     at = at_of(difference)
     if pattern == "close" or at == "close":
         return pattern == "close" and at == "close"
-    if pattern == "undecoded" or context.events is None:
-        return pattern == "undecoded" and context.events is None
+    undecoded = context.events is None or difference.event is UNROUTED
+    if pattern == "undecoded" or undecoded:
+        return pattern == "undecoded" and undecoded
     kind = event_type(difference.event)
     if pattern == "terminal":
         return kind in TERMINAL_EVENTS
@@ -142,7 +145,21 @@ def rules() -> tuple[Rule, ...]:
 
 
 def rule_for(difference: Difference, context: Context) -> Rule | None:
-    return next((rule for rule in rules() if rule.matches(difference, context)), None)
+    fitting = (rule for rule in rules() if _of_the_part(rule, difference, context))
+    return next((rule for rule in fitting if rule.matches(difference, context)), None)
+
+
+def _of_the_part(rule: Rule, difference: Difference, context: Context) -> bool:
+    """Whether the row charges the part of an sse vector's implementation its difference is of
+    (spec/attribution.md section 1.5): a decoder shown at fault charges the sse requirements (the
+    ids of spec/sse.md, `SSE-*`) alone; one shown to have done its part leaves them to the
+    differences at events that route nothing, and the rest to the router's."""
+    if context.decoder is None:
+        return True
+    decoders = any(requirement.startswith("SSE-") for requirement in rule.charges)
+    if context.decoder is False:
+        return decoders
+    return decoders == (difference.event is UNROUTED)
 
 
 # -- charging ---------------------------------------------------------------------------------------
@@ -153,15 +170,23 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
     charges each: of its row's requirements, the first the vector cites, else the first; a
     difference no row matches charges every requirement the vector cites. A difference of what an
     earlier difference was of follows from it, and so does an outcome missing at an event that
-    produced an error in place of another: they charge nothing of their own."""
+    produced an error in place of another, and a session outcome of no response
+    after a difference of a turn of its lane: they charge nothing of their own."""
     found: dict[str, None] = {}
     seen: set[Any] = set()
     refused: set[Any] = set()  # the events that produced an error in place of what the vector expects
+    lanes: set[Any] = set()  # the lanes of the session turns an earlier difference was of
     for difference in differences:
         things = of(difference, context)
         at = at_of(difference)
-        follows = bool(things & seen) or (difference.produced is None and at in refused)
+        waited = _unbegun_lane(difference)
+        follows = (
+            bool(things & seen)
+            or (difference.produced is None and at in refused)
+            or (waited is not None and waited in lanes)
+        )
         seen |= things
+        lanes |= {("lane", thing[1]) for thing in things if thing[0] == "turn"}
         if difference.expected is not None and (difference.produced or {}).get("kind") == "error":
             refused.add(at)
         if follows:
@@ -172,6 +197,18 @@ def charged(differences: Iterable[Difference], cited: Sequence[str], context: Co
         else:
             found[next((r for r in rule.charges if r in cited), rule.charges[0])] = None
     return tuple(found)
+
+
+def _unbegun_lane(difference: Difference) -> Any:
+    """The lane of a session outcome of no response (`response_id` null): a turn's `end` whose
+    response never began, a request that waited in its lane, or a `no_response_in_flight`, an
+    event that found no turn there; what an earlier turn of the lane did decides either."""
+    for side in (difference.expected, difference.produced):
+        if side is None or "stream_id" not in side or side.get("response_id") is not None:
+            continue
+        if side.get("kind") == "end" or side.get("code") == "no_response_in_flight":
+            return ("lane", side["stream_id"])
+    return None
 
 
 def of(difference: Difference, context: Context) -> set[Any]:

@@ -55,7 +55,9 @@ class Context:
     sse vector's run dispatched another number of SSE events than its stream holds (None when that
     is not known); `produced` are the compared outcomes produced, each with its `at`; `names` the
     item each event names as a router attributes it (conformance/compare.py `ItemNames`); `tools`
-    the vector's tool registry."""
+    the vector's tool registry; `decoder` whether an sse vector's decoder is shown to have done its
+    part (spec/attribution.md section 1.5), its `events` then the ones its bytes decode to (None when
+    that is not known)."""
 
     profile: str
     options: Mapping[str, Any]
@@ -65,6 +67,7 @@ class Context:
     produced: Sequence[Mapping[str, Any]] = ()
     names: Sequence[str | None] = ()
     tools: Sequence[Mapping[str, Any]] = ()
+    decoder: bool | None = None
 
 
 def holds(condition: str, difference: Difference, context: Context) -> bool:
@@ -496,6 +499,7 @@ _NAMED: dict[str, Callable[[Difference, Context], bool]] = {
     "terminal expected": _terminal_expected,
     "later turn": _later_turn,
     "dispatch miscounted": lambda d, c: c.miscounted is True,
+    "decoder at fault": lambda d, c: c.decoder is False,
     "event holds null": _holds_null,
     "event out of sequence": _out_of_sequence,
     "event refused": _refused,

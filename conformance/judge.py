@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 from .alignment import aligned, pair_outcomes
@@ -38,6 +39,7 @@ from .compare import (
     to_shown,
 )
 from .conditions import Context
+from .decoded import decoded_events, decoder_did_its_part, routed_outcomes
 from .differences import Difference
 from .differences import differences as differences_of
 from .expected_failures import ExpectedFailures
@@ -175,10 +177,14 @@ def _charges(
     differences: Sequence[Difference],
     dispatched: int | None = None,
     produced: Sequence[Produced] = (),
+    decoder: bool | None = None,
+    decoded: Sequence[Any] | None = None,
 ) -> tuple[str, ...]:
     """What the differences charge; `dispatched` is the number of SSE events an sse vector's run
-    dispatched, when it is known, and `produced` the outcomes compared."""
-    events = None if vector.stream is not None else vector.events
+    dispatched, when it is known, and `produced` the outcomes compared; for an sse vector, `decoder`
+    says whether its decoder is shown to have done its part, and `decoded` are the events its bytes
+    decode to when it has (spec/attribution.md section 1.5)."""
+    events = decoded if vector.stream is not None else vector.events
     miscounted = None if dispatched is None else dispatched != vector.dispatched
     outcomes = [{**entry.outcome, "at": entry.at} for entry in produced]
     names = (
@@ -193,6 +199,7 @@ def _charges(
         outcomes,
         names,
         vector.tools,
+        decoder,
     )
     return charged(differences, vector.spec, context)
 
@@ -203,6 +210,10 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     cuts = vector.cuts()
     failing: list[tuple[str, Result, str]] = []  # each failing cut, its result and first difference
     answers: set[str] = set()  # what each cut's run produced, event by event
+    stream = vector.stream
+    assert stream is not None
+    events = cache(lambda: decoded_events(stream))  # asked only of a failure
+    from_events = cache(lambda: routed_outcomes(implementation, vector, events()))
     for number, cut in enumerate(cuts):
         try:
             streamed = implementation.produce_stream(vector, cut.chunks)
@@ -215,7 +226,10 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
         except AdapterSkipped as skipped:
             return Result(vector.id, Status.SKIPPED, skipped.reason)
         answers.add(json.dumps([streamed.events, streamed.close], sort_keys=True, default=repr))
-        result, words = _check(implementation, vector, streamed.produced, len(streamed.events))
+        produced = streamed.produced
+        result, words = _check(
+            implementation, vector, produced, len(streamed.events), _decoder(events, produced, from_events)
+        )
         if result.status is Status.PASSED and len(streamed.events) != vector.dispatched:
             message = f"dispatched {len(streamed.events)} SSE events; the stream has {vector.dispatched}"
             difference = Difference(None, None, failure="dispatched")
@@ -239,6 +253,24 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     return _failure(vector.id, Status.FAILED, message, first.details, by_cut, charges, words)
 
 
+def _decoder(
+    events: Callable[[], list[Any]],
+    from_bytes: Sequence[Produced],
+    from_events: Callable[[], list[Produced] | None],
+) -> Callable[[], tuple[bool | None, list[Any] | None]]:
+    """Asked of a failing cut: whether its decoder is shown to have done its part (None when the
+    implementation cannot show it), and the events its bytes decode to when it has."""
+
+    def asked() -> tuple[bool | None, list[Any] | None]:
+        routed = from_events()
+        if routed is None:
+            return None, None
+        did = decoder_did_its_part(events(), from_bytes, routed)
+        return did, events() if did else None
+
+    return asked
+
+
 def _cut_dependent(cuts_differ: bool, charges: tuple[str, ...]) -> tuple[str, ...]:
     """An sse vector whose outcomes depend on where its bytes were cut (some cuts pass, or the cuts
     produce different outcomes) charges SSE-CHUNK-1 alone (spec/attribution.md section 1.4): the
@@ -257,9 +289,14 @@ def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:
 
 
 def _check(
-    implementation: Implementation, vector: Vector, produced: list[Produced], dispatched: int | None = None
+    implementation: Implementation,
+    vector: Vector,
+    produced: list[Produced],
+    dispatched: int | None = None,
+    decoder: Callable[[], tuple[bool | None, list[Any] | None]] | None = None,
 ) -> tuple[Result, str]:
-    """The produced outcomes judged against the vector, and the failure's first difference in words."""
+    """The produced outcomes judged against the vector, and the failure's first difference in
+    words; `decoder` answers, for an sse vector, what `_decoder` says."""
     observes = observes_of(implementation.info)
     options = implementation.options
     if options.get("call_arguments") == "json_text":  # read before it is validated
@@ -316,8 +353,10 @@ def _check(
         "compare": None if kinds is None else sorted(kinds),
         "rows": aligned(expected, actual, None if vector.stream else vector.events, pairs),
     }
-    differences = differences_of(expected, actual, pairs, None if vector.stream else vector.events)
-    charges = _charges(implementation, vector, differences, dispatched, actual)
+    did, decoded = (None, None) if decoder is None else decoder()
+    events = decoded if vector.stream is not None else vector.events
+    differences = differences_of(expected, actual, pairs, events)
+    charges = _charges(implementation, vector, differences, dispatched, actual, did, decoded)
     words = difference_words(differences[0] if differences else None)
     return _failure(vector.id, Status.FAILED, message, "", (comparison,), charges, words), words
 

@@ -13,11 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mutants import all_mutants, bundled_vectors
 from streamroute.conformance import attribution
 from streamroute.conformance.attribution import AttributionTableError, charged, read_table, rules
 from streamroute.conformance.conditions import Context, holds
+from streamroute.conformance.decoded import UNROUTED, decoded_events
 from streamroute.conformance.differences import Difference, differences
-from streamroute.conformance.implementation import Produced
+from streamroute.conformance.implementation import Produced, PythonImplementation
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.lint import lint
 from streamroute.conformance.requirements import read_requirements
 from streamroute.conformance.schemas import SPEC_DIR
@@ -214,6 +217,34 @@ def test_an_sse_vector_charges_its_first_difference_alone() -> None:
     first = Difference(want, {**want, "delta": "b"}, None, "delta")
     then = Difference(None, {"at": 1, "kind": "error", "code": "invalid_data"})
     assert charged([first, then], [], _context(None, [want], profile="sse")) == ("SSE-LINE-1",)
+
+
+def test_an_sse_stream_decodes_to_the_values_its_events_route() -> None:
+    stream = b'data: {"a":1}\n\ndata: not json\n\ndata: [1]\n\ndata: [DONE]\n\ndata: {"b":2}\n\n'
+    assert decoded_events(stream) == [{"a": 1}, UNROUTED, [1], UNROUTED, UNROUTED]
+
+
+@pytest.mark.parametrize(
+    ("mutant", "vector", "charges"),
+    [
+        # A router that strips text deltas, through bytes cut inside multi-byte characters: its
+        # decoder did its part (its outcomes are those of the decoded events), so it is the router's.
+        ("core.text-delta-stripped", "sse/utf8/multibyte-cut-between-reads", ("CORE-TEXT-1",)),
+        # A decoder that routes a JSON array as a batch of events: only sse requirements.
+        ("sse.arrays-are-batches", "sse/data/json-that-is-not-an-event", ("SSE-DATA-1",)),
+        # A decoder that raises: raising is CORE-EVT-2's, whatever part raised.
+        ("sse.raises-past-line-limit", "sse/limits/event-past-64-kib", ("CORE-EVT-2",)),
+        # No core profile claimed: nothing to ask, the bytes are read undecoded.
+        ("sse.keeps-bom", "sse/lines/bom-stripped", ("SSE-LINE-2",)),
+    ],
+)
+def test_an_sse_vector_charges_the_part_its_own_run_on_the_decoded_events_shows_at_fault(
+    mutant: str, vector: str, charges: tuple[str, ...]
+) -> None:
+    """spec/attribution.md section 1.5."""
+    target = next(m.target for m in all_mutants() if m.name == mutant)
+    run = next(v for v in bundled_vectors() if v.id == vector)
+    assert run_vector(PythonImplementation.load(target), run).charged == charges
 
 
 def test_a_difference_no_row_matches_charges_every_requirement_the_vector_cites(

@@ -417,7 +417,8 @@ class ArgumentsDoneWithoutFinish(CustomTools):
     _at_arguments_done = False
 
     def feed(self, event: object) -> list[Outcome]:
-        self._at_arguments_done = isinstance(event, dict) and event.get("type") in ARGUMENTS_DONE_EVENTS
+        kind = event.get("type") if isinstance(event, dict) else None  # a list `type` is no key to look up
+        self._at_arguments_done = isinstance(kind, str) and kind in ARGUMENTS_DONE_EVENTS
         return super().feed(event)
 
     def _finish(self, slot: Slot, complete: str, call_id: str) -> tuple[list[Outcome], str | None]:

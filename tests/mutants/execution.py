@@ -130,6 +130,9 @@ class _LedgerOver:
     def update(self, record: Record, expected: State) -> bool:
         return self._ledger.update(record, expected)
 
+    def readdress(self, record: Record, previous: str) -> bool:
+        return self._ledger.readdress(record, previous)
+
     def records(self) -> list[Record]:
         return self._ledger.records()
 
@@ -1433,8 +1436,11 @@ class _ToolSearchCheckedAtStart(Executor):
     def _start(self, ready: Record) -> list[Outcome]:
         validator = self._validators.get((ready.namespace, ready.name))
         error = None if validator is None else next(iter(validator.iter_errors(ready.arguments)), None)
-        if ready.tool_type == "tool_search" and error is not None:
-            return self._emit(ready, "fail", code="tool_failed", message=error.message)
+        if ready.tool_type == "tool_search" and error is not None:  # it starts, and the search fails
+            running = self._move(ready, "start", started=True)
+            if running is None:
+                return []
+            return [_outcome(running, "start"), *self._fail(running, error.message)]
         return super()._start(ready)
 
 
@@ -2039,13 +2045,14 @@ class _RecordPerDelivery(Executor):
         return outcomes
 
     def audit(self) -> list[Outcome]:
+        audited = super().audit()  # not in the comprehension: a bare super() there has no instance
         again = [
             {**record, "item_id": call["item_id"]}
             for call in self._deliveries
-            for record in super().audit()
+            for record in audited
             if record["call_id"] == call["call_id"]
         ]
-        return super().audit() + again
+        return audited + again
 
 
 class AuditsEveryDelivery(Execution):

@@ -632,7 +632,8 @@ MUTANTS = [
     mutant(FlushesCompleteJsonAtClose, "sse.flushes-complete-json-at-close", "SSE-EVENT-2"),
     mutant(ReportsUnfinishedEvent, "sse.reports-unfinished-event", "SSE-EVENT-2"),
     mutant(TruncatesLongLines, "sse.truncates-long-lines", "SSE-LIMIT-1"),
-    mutant(RaisesPastLineLimit, "sse.raises-past-line-limit", "SSE-LIMIT-1"),
+    # Raising out of the stream, it breaks CORE-EVT-2 (feed MUST NOT raise) as well.
+    mutant(RaisesPastLineLimit, "sse.raises-past-line-limit", "SSE-LIMIT-1", "CORE-EVT-2"),
     mutant(EmptyChunkEndsStream, "sse.empty-chunk-ends-stream", "SSE-CHUNK-1"),
     mutant(HoldsLastEvent, "sse.holds-last-event", "SSE-CHUNK-2"),
     mutant(BuffersTheWholeStream, "sse.buffers-the-whole-stream", "SSE-CHUNK-2"),
