@@ -36,7 +36,7 @@ import hashlib
 import itertools
 import json
 import random
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -72,11 +72,11 @@ from .strategies import (
     Outcome,
     Profile,
     ToolCallPoint,
+    Truths,
     Wire,
     catalogue_stream,
     check_properties,
     cited,
-    expected_at_points,
     session,
     spec_ids,
     stream,
@@ -235,7 +235,7 @@ class Generated:
     title: str
     tools: list[dict[str, Any]]
     events: tuple[Any, ...]
-    truths: dict[ToolCallPoint, list[Outcome]]
+    truths: Mapping[ToolCallPoint, list[Outcome]]  # a planned stream's worked out when asked for
     wire: Wire | None = None
     # Canonical option values its ground truth assumes that its events do not show (`_assumed_options`).
     assumed: dict[str, str] = field(default_factory=dict)
@@ -254,7 +254,7 @@ class Generated:
             counts[_KINDS[item.kind]] = counts.get(_KINDS[item.kind], 0) + 1
         items = ", ".join(f"{count} {kind}" for kind, count in counts.items()) or "no items"
         title = f"Generated {stream.profile} stream ({items}), {stream.plan.status}"
-        truths = expected_at_points(stream)
+        truths = Truths(stream)
         tools = list(stream.plan.tools)  # the harness copies what it hands an implementation
         # Arguments a platform's JSON parser reads otherwise than the canonical strict rules.
         parser = "arguments_parser"
@@ -381,10 +381,15 @@ def vector_data(
 
 
 def _vector_data(
-    case: Generated, point: ToolCallPoint, vector_id: str | None, description: str
+    case: Generated,
+    point: ToolCallPoint,
+    vector_id: str | None,
+    description: str,
+    points: Collection[ToolCallPoint] = POINTS,
 ) -> dict[str, Any]:
     """The case as a vector at `point`, as the harness runs it (`producer_faults` tells a run
-    nothing)."""
+    nothing), citing and naming in its options the tool call points of `points` whose ground truth
+    differs (a run at `point` reads neither, so it needs `point`'s and the canonical one's alone)."""
     data: dict[str, Any] = {
         "format": 1,
         "id": vector_id or f"{FUZZ_PREFIX}/{digest(case)}",
@@ -392,14 +397,15 @@ def _vector_data(
     }
     if description:
         data["description"] = description
+    truths = {other: case.truths[other] for other in POINTS if other in points}
     outcomes = case.truths[point]
     canonical = case.truths[CANONICAL_POINT]
-    differing = [other for other, truth in case.truths.items() if truth != canonical]
+    differing = [other for other, truth in truths.items() if truth != canonical]
     spec, level = case.cited(outcomes, differing)
     data.update(spec=spec, level=level, profile=case.profile)
     options: dict[str, str | list[str]] = {}
-    agreeing: list[str] = [other for other, truth in case.truths.items() if truth == outcomes]
-    if len(agreeing) < len(case.truths):  # the points differ: it applies to those that agree
+    agreeing: list[str] = [other for other, truth in truths.items() if truth == outcomes]
+    if len(agreeing) < len(truths):  # the points differ: it applies to those that agree
         options["tool_call_point"] = agreeing[0] if len(agreeing) == 1 else agreeing
     options.update(_assumed_options(case.events, case.profile))
     options.update(case.assumed)
@@ -452,7 +458,8 @@ class Case:
 
     def vector(self, point: ToolCallPoint) -> Vector:
         if point not in self.vectors:
-            self.vectors[point] = Vector(Path("<generated>"), _vector_data(self.generated, point, None, ""))
+            data = _vector_data(self.generated, point, None, "", (CANONICAL_POINT, point))
+            self.vectors[point] = Vector(Path("<generated>"), data)
         return self.vectors[point]
 
 

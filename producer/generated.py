@@ -1314,8 +1314,9 @@ RULES = (*EVENT_FAULTS, *SEQUENCE_FAULTS, *SSE_FAULTS)
 # have (a completed response, an item of some kind, a part, a text with deltas, a shell call).
 WEIGHTS = {rule: 1 for rule in RULES} | {
     **dict.fromkeys(("PROD-ITEM-2", "PROD-ITEM-3", "PROD-ITEM-4", "PROD-ITEM-5", "PROD-ITEM-6"), 2),
-    **dict.fromkeys(("PROD-TEXT-1", "PROD-TEXT-2", "PROD-LIFE-4"), 2),
-    **dict.fromkeys(("PROD-PART-1", "PROD-PART-2", "PROD-DONE-1", "PROD-LIFE-5", "PROD-CALLTYPE-2"), 3),
+    **dict.fromkeys(("PROD-LIFE-4", "PROD-LIFE-7", "PROD-EVT-2"), 2),
+    **dict.fromkeys(("PROD-TEXT-1", "PROD-TEXT-2", "PROD-PART-1", "PROD-PART-2"), 3),
+    **dict.fromkeys(("PROD-DONE-1", "PROD-LIFE-5", "PROD-CALLTYPE-2"), 3),
     "PROD-CALLTYPE-1": 4,  # it needs a shell call, and one with a command whose beginning can change
     "PROD-LIMIT-1": 5,  # it needs a call with deltas left unclaimed
     "PROD-DONE-2": 3,  # it needs a call left unclaimed

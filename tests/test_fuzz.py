@@ -36,8 +36,18 @@ from streamroute.conformance.judge import run_vector
 from streamroute.conformance.lint import lint
 from streamroute.conformance.protocol import ProtocolImplementation
 from streamroute.conformance.results import Status
-from streamroute.conformance.strategies import CATALOGUE_CALL_TYPES, PROFILES, CatalogueStream
-from streamroute.conformance.strategies.choices import Decoded, Overrun
+from streamroute.conformance.strategies import (
+    CANONICAL_POINT,
+    CATALOGUE_CALL_TYPES,
+    PROFILES,
+    CatalogueStream,
+    GeneratedStream,
+    Outcome,
+    ToolCallPoint,
+    expected_outcomes,
+    truth,
+)
+from streamroute.conformance.strategies.choices import Decoded, Overrun, Seeded
 from streamroute.conformance.vector_files import write_vector as save_vector
 from streamroute.conformance.vectors import Vector, load_vectors
 
@@ -49,7 +59,7 @@ ARGUMENTS_DONE = "streamroute.reference.adapter:arguments_done_router"
 
 # Each broken implementation, and what its shrunk failure shows with seed 0.
 BROKEN = {
-    "broken_routers:EarlyCall": "expected tool.error incomplete, got tool.call get_weather",
+    "broken_routers:EarlyCall": "got tool.call get_weather",
     "broken_routers:TextMix": "text.delta for fc_0 part 0, which has no answer text",
     "broken_routers:RaiseOnUnknown": "raised ValueError: unknown event type",
     "broken_routers:InvalidOutcome": "is not valid against the outcome schema",
@@ -60,7 +70,7 @@ BROKEN = {
     "broken_routers:FinishAfterCall": "expected kind diff.finish, got tool.call",
     # sse: the stream as bytes, cut anywhere
     "broken_decoders:IgnoresCr": "expected one end 'completed', last; got ['truncated']",
-    "broken_decoders:DoesNotKnowDone": "error expected from event 3, produced by event 2",
+    "broken_decoders:DoesNotKnowDone": "expected kind end, got error",
     # execution: declared tools and control steps
     "broken_executors:NoApproval": "field 'requires_approval': expected true, got false",
     # catalogue calls, for an implementation that declares their call types
@@ -304,3 +314,36 @@ def test_the_bytes_of_a_case_draw_it_the_same_without_hypothesis_as_through_it()
                 drawn += 1
                 assert through[0].digest == without.digest, f"{name}: case {index}"
         assert drawn >= 30, name
+
+
+def test_a_seeded_source_takes_each_decision_as_its_integers_decide_it() -> None:
+    """Seeded writes `pick`, `integer`, `chance` and `coin` out for speed: each decides what the
+    general one built on `below` decides, so a seed draws what it drew before."""
+    for seed in range(300):
+        fast, plain = Seeded(seed), Seeded(seed)
+        for n in (1, 2, 3, 7, 1000, 1 << 32):
+            assert fast.pick(range(n)) == range(n)[plain.below(n)]
+            assert fast.integer(-3, n) == -3 + plain.below(n + 4)
+            assert fast.chance(n) == (plain.below(n) == n - 1)
+            assert fast.coin() == (plain.below(2) == 1)
+
+
+@pytest.mark.parametrize(
+    ("adapter", "point"), [(REFERENCE, CANONICAL_POINT), (ARGUMENTS_DONE, "arguments_done")]
+)
+def test_a_run_works_out_the_ground_truth_at_its_own_point_and_the_canonical_one_alone(
+    adapter: str, point: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outcome model runs for the tool call point a run judges at (and the canonical one, which
+    its vector compares with), never for the others: a count of the model's runs, point by point."""
+    worked_out: list[str] = []
+
+    def counted(stream: GeneratedStream, tool_call_point: ToolCallPoint = CANONICAL_POINT) -> list[Outcome]:
+        worked_out.append(tool_call_point)
+        return expected_outcomes(stream, tool_call_point)
+
+    monkeypatch.setattr(truth, "expected_outcomes", counted)
+    drawn = draw_streams(Sources(("core",), (), False), 40, seed=2)
+    assert first_failure(PythonImplementation.load(adapter), drawn) is None
+    assert set(worked_out) == {CANONICAL_POINT, point}
+    assert worked_out.count(CANONICAL_POINT) == len(drawn)

@@ -41,7 +41,7 @@ from .plans import ItemPlan, PartPlan, StreamPlan, Verdict
 from .properties import check_properties
 from .sessions import GeneratedSession, session, sessions
 from .streams import GeneratedStream, stream, stream_plans, streams, streams_from
-from .truth import expected_at_points, expected_outcomes
+from .truth import Truths, expected_at_points, expected_outcomes
 from .vocabulary import (
     CANONICAL_POINT,
     HOSTED,
@@ -75,6 +75,7 @@ __all__ = [
     "Profile",
     "StreamPlan",
     "ToolCallPoint",
+    "Truths",
     "Verdict",
     "Wire",
     "catalogue_stream",

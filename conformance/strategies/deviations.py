@@ -232,7 +232,7 @@ def corruptions(step: Step, item: ItemPlan | None) -> tuple[Corruption, ...]:
         ]
         if isinstance(step, Delta) and item is not None:
             if item.parts[step.part].channel != "arguments":
-                found += [Corruption.INDEX_STRING, Corruption.INDEX_NEGATIVE]
+                found += [Corruption.INDEX_STRING, Corruption.INDEX_NEGATIVE, Corruption.INDEX_FRACTION]
             if item.kind == "custom":
                 found.append(Corruption.CALL_ID_NUMBER)  # read by custom input events only (CORE-ITEM-8)
         return tuple(found)
@@ -242,6 +242,7 @@ def corruptions(step: Step, item: ItemPlan | None) -> tuple[Corruption, ...]:
         found = [Corruption.ITEM_MISSING, Corruption.ITEM_STRING, Corruption.ID_MISSING, Corruption.ID_NUMBER]
         found += [Corruption.TYPE_NUMBER, Corruption.STATUS_NUMBER, Corruption.CALL_ID_NUMBER]
         found += [Corruption.NAME_NUMBER, Corruption.NAMESPACE_NUMBER, Corruption.OUTPUT_INDEX_NEGATIVE]
+        found.append(Corruption.OUTPUT_INDEX_FRACTION)
         if isinstance(step, Done) and item is not None and item.is_call:
             found.append(Corruption.ARGUMENTS_NUMBER)
         return tuple(found)

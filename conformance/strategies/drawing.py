@@ -51,7 +51,7 @@ _CORE_KINDS: tuple[ItemKind, ...] = (
     ("message",) * 4 + ("function",) * 4 + ("custom",) * 2 + ("reasoning",) * 2
 )
 SHAPES: dict[Profile, Shape] = {
-    "core": Shape((*_CORE_KINDS, "hosted"), (0, 1, 2, 3, 3, 4, 4, 5, 6, 8), 3, 20),
+    "core": Shape((*_CORE_KINDS, "hosted"), (0, 1, 2, 3, 3, 4, 4, 5, 6, 8), 3, 8),
     "sse": Shape((*_CORE_KINDS, "hosted"), (0, 1, 2, 2, 3, 4), 3, 0),
     # Calls that complete, with consumers: fewer deviations, fewer cut streams.
     "custom-tools": Shape(

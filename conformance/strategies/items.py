@@ -36,8 +36,9 @@ from .texts import argument_text, big, dumps, split_surrogates, text
 from .tools import Catalogue
 from .vocabulary import CALL_ITEM_TYPES, HOSTED, SCHEMAS, CallKind, Channel, ItemKind
 
-# How many deltas a text is cut into: none (a producer may send only the complete text), to several.
-PIECES = (0, 1, 2, 2, 3, 3, 4, 5)
+# How many deltas a text is cut into: none (a producer may send only the complete text, which a
+# consumer then sees only at its finish), to several.
+PIECES = (0, 0, 1, 2, 2, 3, 3, 4, 5)
 
 
 class _Gap(Enum):
@@ -102,7 +103,7 @@ def call(
 
     if oversized:
         streamed = big(c)
-        pieces = c.integer(2, 3)
+        pieces = c.integer(2, 5)
     else:
         streamed = other() if c.chance(6) else said  # deltas that disagree with it
         # A patch streams in many deltas, so its consumer's throttle has moments to decide.
@@ -156,7 +157,7 @@ def _text_part(c: Choices, channel: Channel, index: int, oversized: bool, wire: 
     (SSE-LINE-1), and events longer than a reader's buffer."""
     said = text(c)
     if oversized:  # CORE-LIMIT-3: routed on, no longer compared
-        return PartPlan(channel, index, big(c), c.integer(2, 3), text(c))
+        return PartPlan(channel, index, big(c), c.integer(2, 5), text(c))
     if wire and c.chance(3):
         said += "\ufffd"
     if wire and c.chance(30):

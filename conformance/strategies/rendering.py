@@ -321,6 +321,8 @@ def _corrupt(event: Event, step: Malformed, plan: StreamPlan) -> Event:
             del event["item"]
         elif how is Corruption.ITEM_STRING:
             event["item"] = "item"
+        elif how is Corruption.OUTPUT_INDEX_FRACTION:
+            event["output_index"] = planned.output_index + 0.5
         else:
             assert how is Corruption.OUTPUT_INDEX_NEGATIVE, how
             event["output_index"] = -1
@@ -354,6 +356,7 @@ def _corrupt(event: Event, step: Malformed, plan: StreamPlan) -> Event:
         Corruption.ITEM_ID_NUMBER: ("item_id", 7),
         Corruption.INDEX_STRING: (index_field, "0"),
         Corruption.INDEX_NEGATIVE: (index_field, -1),
+        Corruption.INDEX_FRACTION: (index_field, 0.5),
         Corruption.CALL_ID_NUMBER: ("call_id", 5),
     }
     if how in (Corruption.DELTA_MISSING, Corruption.TEXT_MISSING):
@@ -382,3 +385,27 @@ def render_events(plan: StreamPlan, cuts: Cuts) -> list[Any]:
                 event["at_ms"] = step.at_ms
         events.append(event)
     return events
+
+
+AGENT_NAME = "root"
+_INDEXES = ("output_index", "content_index", "summary_index")
+
+
+def restyled(events: list[Any], agent: bool, float_indexes: bool) -> list[Any]:
+    """The events as other producers write them, meaning the same. `agent`: every event and item
+    names its agent by name, as a gateway that flattens the beta multi-agent `agent` member does
+    (routing never reads it, CORE-EVT-11; a name, not an object, labels no text, CORE-TEXT-12).
+    `float_indexes`: every index a whole number written as a float, `1.0` for 1, as an encoder
+    that writes numbers as floats does (the index it is worth, CORE-EVT-12)."""
+    styled = []
+    for event in events:
+        if isinstance(event, dict) and isinstance(event.get("type"), str):
+            event = dict(event)
+            if agent:
+                event["agent"] = AGENT_NAME
+                if isinstance(event.get("item"), dict):
+                    event["item"] = {**event["item"], "agent": AGENT_NAME}
+            if float_indexes:
+                event.update((k, float(event[k])) for k in _INDEXES if type(event.get(k)) is int)
+        styled.append(event)
+    return styled

@@ -96,6 +96,7 @@ class Corruption(Enum):
     NO_IDS = "no_ids"  # neither item_id nor output_index, nor a custom input's call_id
     INDEX_STRING = "index_string"
     INDEX_NEGATIVE = "index_negative"
+    INDEX_FRACTION = "index_fraction"  # 0.5: a number, but no whole one (CORE-EVT-12)
     CALL_ID_NUMBER = "call_id_number"
     TEXT_NUMBER = "text_number"
     TEXT_MISSING = "text_missing"
@@ -108,6 +109,7 @@ class Corruption(Enum):
     NAME_NUMBER = "name_number"
     NAMESPACE_NUMBER = "namespace_number"
     OUTPUT_INDEX_NEGATIVE = "output_index_negative"
+    OUTPUT_INDEX_FRACTION = "output_index_fraction"  # the item's index plus 0.5 (CORE-EVT-12)
     ARGUMENTS_NUMBER = "arguments_number"
     RESPONSE_STRING = "response_string"
     RESPONSE_ID_NUMBER = "response_id_number"

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from .choices import Choices, Drawn
 from .drawing import draw_plan
 from .plans import StreamPlan
-from .rendering import Cuts, render_events
+from .rendering import Cuts, render_events, restyled
 from .vocabulary import Profile
 from .wire import Wire, wire
 
@@ -66,7 +66,7 @@ def cut(c: Choices, text: str, count: int) -> tuple[str, ...]:
 def rendered(c: Choices, plan: StreamPlan) -> GeneratedStream:
     """The plan cut into deltas and rendered as events (and bytes, for sse)."""
     cuts = tuple(tuple(cut(c, part.streamed, part.pieces) for part in item.parts) for item in plan.items)
-    events = tuple(render_events(plan, cuts))
+    events = tuple(restyled(render_events(plan, cuts), agent=c.chance(8), float_indexes=c.chance(10)))
     return GeneratedStream(plan, cuts, events, wire(c, events) if plan.profile == "sse" else None)
 
 

@@ -162,10 +162,11 @@ def argument_text(c: Choices, objects: Objects, schema: bool) -> tuple[str, Verd
 
 def big(c: Choices) -> str:
     """A text around CORE-LIMIT-1's 1 MiB in UTF-8, cut into few large deltas. It ends in 5,000
-    2- or 3-byte characters or lone surrogates (3 bytes, CORE-LIMIT-4), so a router that counts
-    characters or counts a surrogate as 1 byte sees it 5,000 bytes or more smaller; the rest is
-    ASCII, so a vector of it stays well below the vector file size limit."""
-    unit = c.pick(["a", "é", "€", "\ud800"])
+    2-, 3- or 4-byte characters or lone surrogates (3 bytes, CORE-LIMIT-4), so a router that counts
+    characters or counts a surrogate as 1 byte sees it 5,000 bytes or more smaller, and one that
+    counts a character beyond the BMP as two 3-byte surrogates (CESU-8) 10,000 bytes larger; the
+    rest is ASCII, so a vector of it stays well below the vector file size limit."""
+    unit = c.pick(["a", "é", "€", "\ud800", "😀"])
     size = len(unit.encode("utf-8", "surrogatepass"))
     # At the limit, just past it, well past it, far past it: a router sees deltas after the one
     # that passes the limit (CORE-LIMIT-5) only when the text goes on after it.

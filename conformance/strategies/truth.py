@@ -10,7 +10,7 @@ spec/sse.md).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..compare import at_key, to_canonical_point
@@ -129,19 +129,41 @@ def expected_outcomes(
     return [{"at": entry.at, **entry.outcome} for entry in _produced(stream, tool_call_point)]
 
 
+class Truths(Mapping[ToolCallPoint, list[Outcome]]):
+    """The expected outcomes at each tool call point, each worked out the first time it is asked
+    for: a run is judged at one point, a saved vector names them all. Only a call's arguments
+    `.done` tells `arguments_done` apart (CORE-CALL-8), and only a call's done item
+    `response_done` (CORE-POINT-1): a stream without one expects there what it expects at the
+    canonical point."""
+
+    def __init__(self, stream: GeneratedStream) -> None:
+        self.stream = stream
+        self._known: dict[ToolCallPoint, list[Outcome]] = {}
+
+    def __getitem__(self, point: ToolCallPoint) -> list[Outcome]:
+        if point not in self._known:
+            if point == CANONICAL_POINT or self._told_apart(point):
+                self._known[point] = expected_outcomes(self.stream, point)
+            else:
+                self._known[point] = self[CANONICAL_POINT]
+        return self._known[point]
+
+    def __iter__(self) -> Iterator[ToolCallPoint]:
+        return iter(POINTS)
+
+    def __len__(self) -> int:
+        return len(POINTS)
+
+    def _told_apart(self, point: ToolCallPoint) -> bool:
+        plan = self.stream.plan
+        if point == "arguments_done":
+            return any(
+                isinstance(step, PartDone) and plan.items[step.item].parts[step.part].channel == "arguments"
+                for step in plan.steps
+            )
+        return any(isinstance(step, Done) and plan.items[step.item].is_call for step in plan.steps)
+
+
 def expected_at_points(stream: GeneratedStream) -> dict[ToolCallPoint, list[Outcome]]:
-    """The expected outcomes at each tool call point. Only a call's arguments `.done` tells
-    `arguments_done` apart (CORE-CALL-8), and only a call's done item `response_done` (CORE-POINT-1):
-    a stream without one expects there what it expects at the canonical point."""
-    plan = stream.plan
-    canonical = expected_outcomes(stream, CANONICAL_POINT)
-    told_apart = {
-        "arguments_done": any(
-            isinstance(step, PartDone) and plan.items[step.item].parts[step.part].channel == "arguments"
-            for step in plan.steps
-        ),
-        "response_done": any(isinstance(step, Done) and plan.items[step.item].is_call for step in plan.steps),
-    }
-    return {
-        point: expected_outcomes(stream, point) if told_apart.get(point) else canonical for point in POINTS
-    }
+    """The expected outcomes at each tool call point (`Truths`, every one worked out)."""
+    return dict(Truths(stream))

@@ -30,6 +30,7 @@ _NOT_DATA: tuple[tuple[str, ...], ...] = (
     ("data: [done]",),
     ("data: 1", "data: 2"),  # joined with LF: not JSON; without it, a number
     ("data: [DONE", "data: ]"),
+    ('data: {"type": "keepalive", "note": "a\tb"}',),  # a raw control character inside a string
 )
 # Lines that dispatch nothing (SSE-FIELD-1, -2, SSE-EVENT-1).
 _SILENT: tuple[tuple[str, ...], ...] = (
@@ -98,7 +99,7 @@ def _event_record(c: Choices, index: int, event: Any) -> Record:
     elif line == "other":
         lines.insert(0, "event: response.refusal.delta")
     elif line == "id":
-        lines += ["id: 41", "retry: 1000", "extension: ignored"]
+        lines += ["id: 41", c.pick(("retry: 1000", "retry: 1.5s")), "extension: ignored"]  # one no number
     return Record(RecordKind.EVENT, tuple(lines), index)
 
 
