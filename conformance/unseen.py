@@ -42,6 +42,28 @@ def _unseen(outcome: Any, at: object, events: Sequence[Any] | None) -> bool:
     return kind == "error" and outcome.get("code") is None and _failed_without_error(_event(events, at))
 
 
+def _told_again(outcomes: Sequence[tuple[Any, object]], events: Sequence[Any] | None) -> set[int]:
+    """Which of `outcomes` (each with its `at`) are errors at a `response.failed` whose code an
+    `error` event of the same response, on the same lane, gave already: the failure told again."""
+    told: dict[str | None, set[str]] = {}  # the codes of the error events so far, by lane
+    again: set[int] = set()
+    for number, (outcome, at) in enumerate(outcomes):
+        event = _event(events, at)
+        if event is None or not isinstance(outcome, dict):
+            continue
+        lane = event.get("stream_id") if isinstance(event.get("stream_id"), str) else None
+        if event.get("type") == "response.created":
+            told.pop(lane, None)
+        code = outcome.get("code")
+        if outcome.get("kind") != "error" or not isinstance(code, str):
+            continue
+        if event.get("type") == "error":
+            told.setdefault(lane, set()).add(code)
+        elif event.get("type") == "response.failed" and code in told.get(lane, ()):
+            again.add(number)
+    return again
+
+
 def first_sources(events: Sequence[Any]) -> dict[str, tuple[int, str]]:
     """Each function call's first complete source: its event and its text (the arguments `.done`'s
     `arguments`, or the done item's, CORE-ARGS-5), by item id."""
@@ -90,7 +112,14 @@ def without_completions(produced: Sequence[Produced], events: Sequence[Any]) -> 
 def without_unseen(
     expected: Sequence[dict[str, Any]], produced: Sequence[Produced], events: Sequence[Any] | None
 ) -> tuple[list[dict[str, Any]], list[Produced]]:
-    """Both sides without the empty deltas of shown channels and the code-less errors of failed
-    responses that state no error (`events`: None for an sse vector, which has none)."""
+    """Both sides without the empty deltas of shown channels, the code-less errors of failed
+    responses that state no error and the errors of failed responses that tell again a code an
+    error event told (`events`: None for an sse vector, which has none)."""
     wanted = [want for want in expected if not _unseen(want, want.get("at"), events)]
-    return wanted, [entry for entry in produced if not _unseen(entry.outcome, entry.at, events)]
+    wanted_again = _told_again([(want, want.get("at")) for want in wanted], events)
+    kept = [entry for entry in produced if not _unseen(entry.outcome, entry.at, events)]
+    kept_again = _told_again([(entry.outcome, entry.at) for entry in kept], events)
+    return (
+        [want for number, want in enumerate(wanted) if number not in wanted_again],
+        [entry for number, entry in enumerate(kept) if number not in kept_again],
+    )

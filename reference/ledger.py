@@ -11,8 +11,9 @@ however often the process restarts.
 
 `SqliteLedger` is the default: an embedded SQLite database (standard library
 `sqlite3`) in WAL mode, synchronous=FULL so that a committed move survives a
-power cut, not only a killed process. `MemoryLedger` is for tests. An
-application with its own store implements the six methods of `Ledger`.
+power cut, not only a killed process. An application with its own store
+implements the six methods of `Ledger` (tests/memory_ledger.py keeps them in
+a dict, for the executor's tests).
 """
 
 from __future__ import annotations
@@ -87,50 +88,6 @@ class Ledger(Protocol):
     def unfinished(self) -> list[Record]:
         """The records not in a final state, in the order they were inserted."""
         ...
-
-
-class MemoryLedger:
-    """A ledger in a dict: as long-lived as the object (tests, and the in-process examples)."""
-
-    def __init__(self) -> None:
-        self._records: dict[str, Record] = {}  # insertion-ordered
-        self._aliases: dict[str, str] = {}  # a call id restated away -> the id its record has now
-
-    def get(self, call_id: str) -> Record | None:
-        return self._records.get(self._aliases.get(call_id, call_id))
-
-    def insert(self, record: Record) -> bool:
-        if record.call_id in self._records or record.call_id in self._aliases:
-            return False
-        self._records[record.call_id] = record
-        return True
-
-    def readdress(self, record: Record, previous: str) -> bool:
-        current = self._records.get(previous)
-        if current is None or current.state != record.state or self.get(record.call_id) is not None:
-            return False
-        self._records = {  # the same order: a record keeps its place
-            (record.call_id if key == previous else key): (record if key == previous else value)
-            for key, value in self._records.items()
-        }
-        self._aliases = {
-            alias: (record.call_id if to == previous else to) for alias, to in self._aliases.items()
-        }
-        self._aliases[previous] = record.call_id
-        return True
-
-    def update(self, record: Record, expected: State) -> bool:
-        current = self._records.get(record.call_id)
-        if current is None or current.state != expected:
-            return False
-        self._records[record.call_id] = record
-        return True
-
-    def records(self) -> list[Record]:
-        return list(self._records.values())
-
-    def unfinished(self) -> list[Record]:
-        return [record for record in self._records.values() if record.state in UNFINISHED]
 
 
 _SCHEMA = """

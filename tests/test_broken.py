@@ -320,6 +320,39 @@ class SilentWhenFailed(SilentWhenFailedWithoutError):
         return True
 
 
+class TellsAFailureOnce:
+    """The reference router, producing no `error` at a `response.failed` whose code an `error`
+    event of the response gave already, as the AI SDK hands a failure over once; `late` drops the
+    error event's instead, telling the failure only at its end."""
+
+    late = False
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        self.router = Router(consumers_for(tools))
+        self.told: list[Outcome] = []  # the error events' errors of the response so far
+
+    def feed(self, event: Any) -> list[Outcome]:
+        outcomes = self.router.feed(event)
+        kind = event_type_of(event)
+        if kind == "response.created":
+            self.told = []
+        errors = [o for o in outcomes if o["kind"] == "error" and isinstance(o.get("code"), str)]
+        if kind == "error" and errors:
+            self.told += errors
+            return [o for o in outcomes if o not in errors] if self.late else outcomes
+        if kind == "response.failed" and not self.late:
+            codes = {o["code"] for o in self.told}
+            return [o for o in outcomes if o not in errors or o["code"] not in codes]
+        return outcomes
+
+    def close(self) -> list[Outcome]:
+        return self.router.close()
+
+
+class TellsAFailureOnlyAtItsEnd(TellsAFailureOnce):
+    late = True
+
+
 def event_type_of(event: Any) -> Any:
     return event.get("type") if isinstance(event, dict) else None
 
@@ -353,3 +386,17 @@ def test_no_error_for_a_failed_response_stating_none_fails_no_vector(bundled: li
     assert "core/lifecycle/failed-without-error-object" in failed_without
     assert _failing("test_broken:SilentWhenFailedWithoutError", core) == set()
     assert "core/lifecycle/failed-during-function-call" in _failing("test_broken:SilentWhenFailed", core)
+
+
+def test_a_failure_told_once_fails_no_vector(bundled: list[Vector]) -> None:
+    """spec/vectors.md section 3.3: the error at response.failed tells again what the error event
+    told, and the lifecycle and the end tell the failure."""
+    core = [v for v in bundled if v.profile == "core" and v.call_types <= {"function", "custom"}]
+
+    def failing(adapter: str) -> set[str]:  # vectors of options too: those the defaults meet run
+        implementation = PythonImplementation.load(adapter)
+        return {v.id for v in core if run_vector(implementation, v).status.is_failure}
+
+    assert failing("test_broken:TellsAFailureOnce") == set()
+    late = failing("test_broken:TellsAFailureOnlyAtItsEnd")
+    assert {"core/events/error-then-response-failed-flat", "core/events/error-then-response-failed-nested"} <= late

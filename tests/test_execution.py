@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 from jsonschema.exceptions import SchemaError
+from memory_ledger import MemoryLedger
 from streamroute.conformance.schemas import SPEC_DIR
 from streamroute.conformance.vectors import Vector
 from streamroute.reference.executor import PENDING, TRANSITIONS, Executor, Tool
-from streamroute.reference.ledger import Ledger, MemoryLedger, Record, SqliteLedger, State
+from streamroute.reference.ledger import Ledger, Record, SqliteLedger, State
 from streamroute.reference.types import Outcome
 
 WEATHER_SCHEMA = {
