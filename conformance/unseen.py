@@ -48,14 +48,17 @@ def _told_again(outcomes: Sequence[tuple[Any, object]], events: Sequence[Any] | 
     told: dict[str | None, set[str]] = {}  # the codes of the error events so far, by lane
     again: set[int] = set()
     for number, (outcome, at) in enumerate(outcomes):
+        kind = outcome.get("kind") if isinstance(outcome, dict) else None
+        if kind not in ("error", "lifecycle"):  # only these need their event looked up
+            continue
         event = _event(events, at)
-        if event is None or not isinstance(outcome, dict):
+        if event is None:
             continue
         lane = event.get("stream_id") if isinstance(event.get("stream_id"), str) else None
         if event.get("type") == "response.created":
             told.pop(lane, None)
         code = outcome.get("code")
-        if outcome.get("kind") != "error" or not isinstance(code, str):
+        if kind != "error" or not isinstance(code, str):
             continue
         if event.get("type") == "error":
             told.setdefault(lane, set()).add(code)
