@@ -191,10 +191,15 @@ class Vector:
         kinds = self.data["expect"].get("compare")
         return None if kinds is None else frozenset(kinds)
 
-    @property
+    @functools.cached_property
     def stream(self) -> bytes | None:
-        """An sse vector's bytes on the wire (spec/sse.md section 7); None for a vector of events."""
+        """An sse vector's bytes on the wire (spec/sse.md section 7); None for a vector of events.
+        Joined once: a stream in pieces may join tens of MiB."""
         return _stream_bytes(self.data)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A pickle (a worker's request) holds the data, not the joined stream a second time.
+        return {name: value for name, value in vars(self).items() if name != "stream"}
 
     @property
     def dispatched(self) -> int | None:
@@ -217,10 +222,52 @@ class Cut:
 
 def _stream_bytes(data: dict[str, Any]) -> bytes | None:
     if "stream" in data:
-        return str(data["stream"]).encode("utf-8")
+        return b"".join(_pieces(data["stream"]))
     if "stream_base64" in data:  # whitespace is ignored, so a long value can be folded
         return base64.b64decode("".join(str(data["stream_base64"]).split()), validate=True)
     return None
+
+
+def _pieces(stream: Any) -> list[bytes]:
+    """A `stream`'s bytes in order: a string's UTF-8, or its pieces' (strings and lists of
+    pieces, which YAML aliases share: each shared piece is encoded once)."""
+    encoded: dict[int, bytes] = {}
+    found: list[bytes] = []
+    pending = [stream]  # what is still to read, the next piece last
+    while pending:
+        piece = pending.pop()
+        if isinstance(piece, list):
+            pending.extend(reversed(piece))
+            continue
+        if id(piece) not in encoded:
+            encoded[id(piece)] = str(piece).encode("utf-8")
+        found.append(encoded[id(piece)])
+    return found
+
+
+def _joined_stream_problem(stream: Any) -> str | None:
+    """What is wrong with a `stream` in pieces before it is joined: a list inside itself, pieces
+    nested too deep, or more bytes joined than the vector schema's `x-joined-bytes`; None for a
+    string or anything else, which the schema judges."""
+    if not isinstance(stream, list):
+        return None
+    problem = extent(stream, MAX_JSON_DEPTH, None)
+    if problem is not None:
+        return f"stream {problem}"
+    limit: int = schema(VECTOR + "#/properties/stream")["x-joined-bytes"]
+    sizes: dict[int, int] = {}  # id -> the joined bytes of a piece measured
+
+    def size(piece: Any) -> int:  # depth is bounded by MAX_JSON_DEPTH: recursion is safe
+        if id(piece) not in sizes:
+            if isinstance(piece, list):
+                sizes[id(piece)] = sum(size(part) for part in piece)
+            else:
+                text = piece if isinstance(piece, str) else ""
+                sizes[id(piece)] = len(text.encode("utf-8", "surrogatepass"))
+        return sizes[id(piece)]
+
+    joined = size(stream)
+    return None if joined <= limit else f"stream joins {joined} bytes, more than a vector's {limit}"
 
 
 def _cut(stream: bytes, spec: Any) -> Cut:
@@ -340,7 +387,10 @@ def _parse(data: bytes) -> Any:
         raise Unusable(f"not valid YAML: {exc}") from None
     except RecursionError:  # the pure-Python loader's own limit, far past the depth limit
         raise Unusable(TOO_DEEP) from None
-    problem = extent(document, MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED)
+    # A stream in pieces is measured as the bytes it joins; everything else as nodes and characters.
+    pieces = document.get("stream") if isinstance(document, dict) else None
+    rest = {k: v for k, v in document.items() if k != "stream"} if isinstance(pieces, list) else document
+    problem = extent(rest, MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED) or _joined_stream_problem(pieces)
     if problem is not None:
         raise Unusable(problem)
     return document

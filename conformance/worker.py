@@ -99,9 +99,11 @@ def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
     return b"".join(parts)
 
 
-def _read(fd: int, deadline: float | None = None) -> bytes:
+def _read(fd: int, deadline: float | None = None, *, reply: bool = True) -> bytes:
+    """One message: a reply is held to the reply limit; a request is the harness's own, as large
+    as the vector it carries (a stream in pieces may join more than a reply may hold)."""
     (size,) = _LENGTH.unpack(_read_exactly(fd, _LENGTH.size, deadline))
-    if size > MAX_REPLY_LINE_BYTES:
+    if reply and size > MAX_REPLY_LINE_BYTES:
         raise AdapterFailure(_TOO_LONG)
     return _read_exactly(fd, size, deadline)
 
@@ -150,7 +152,7 @@ def _serve(spec: str, timeout: float, requests: int, replies: int) -> None:
     answer({"loaded": implementation.info})
     while True:
         try:
-            request = pickle.loads(_read(requests))
+            request = pickle.loads(_read(requests, reply=False))
         except (_Ended, OSError):
             return  # the harness is done with this worker
         try:
