@@ -6,6 +6,7 @@ import itertools
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -274,6 +275,52 @@ def test_a_cut_every_n_bytes_gives_chunks_of_n_and_the_rest(tmp_path: Path) -> N
     assert b"".join(every_seven.chunks) == vector.stream
     assert {len(chunk) for chunk in every_seven.chunks[:-1]} == {7}
     assert 0 < len(every_seven.chunks[-1]) <= 7
+
+
+def _sse_hello_in_pieces(pieces: str) -> tuple[dict[str, Any], str]:
+    """The hello vector as an sse vector, its stream one string, and its file with `stream:` as
+    the YAML `pieces` instead."""
+    data = hello(id="sse/hello", profile="sse")
+    events = data.pop("events")
+    data["stream"] = "".join(f"data: {json.dumps(event)}\n\n" for event in events)
+    data["cuts"] = [{"every": 7}, []]
+    data["expect"]["dispatched"] = len(events)
+    text = yaml.safe_dump({k: v for k, v in data.items() if k != "stream"}, sort_keys=False)
+    return data, f"{text}stream: {pieces}\n"
+
+
+def test_a_stream_in_pieces_is_the_text_they_join_in_order(tmp_path: Path) -> None:
+    """spec/vectors.md section 1: strings and lists of pieces, joined in order, aliases repeating a
+    piece; the vector is the one whose stream is the joined text."""
+    data, _ = _sse_hello_in_pieces("")
+    whole: str = data["stream"]
+    first, rest = json.dumps(whole[:20]), json.dumps(whole[20:])
+    pad = ": a comment the decoder skips\n"  # three times before the events, twice by an alias
+    _, text = _sse_hello_in_pieces(f"[[&pad {json.dumps(pad)}, [*pad, *pad]], {first}, [{rest}]]")
+    write_vector(tmp_path, text, name="sse/hello.yaml")
+    [vector], errors = load_vectors([tmp_path])
+    assert errors == []
+    assert vector.stream == (pad * 3 + whole).encode("utf-8")
+    assert b"".join(vector.cuts()[0].chunks) == vector.stream
+
+
+@pytest.mark.parametrize(
+    ("pieces", "problem"),
+    [
+        ("&loop [a, *loop]", "stream contains itself (a YAML alias inside the node it names)"),
+        (
+            "[&k " + "x" * 1024 + ", &m [" + ", ".join(["*k"] * 1024) + "], " + ", ".join(["*m"] * 129) + "]",
+            "stream joins 136315904 bytes, more than a vector's 134217728",
+        ),
+    ],
+)
+def test_a_stream_in_pieces_past_its_bounds_is_a_bad_vector_file(
+    tmp_path: Path, pieces: str, problem: str
+) -> None:
+    """Measured before anything joins it: one line naming the bound, never a MemoryError."""
+    _, text = _sse_hello_in_pieces(pieces)
+    write_vector(tmp_path, text, name="sse/hello.yaml")
+    assert _only_error(tmp_path).endswith(problem)
 
 
 def _valid_looking(root: Path) -> Path:
