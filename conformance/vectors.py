@@ -245,6 +245,22 @@ def _pieces(stream: Any) -> list[bytes]:
     return found
 
 
+def _joined_length(stream: Any, errors: str = "strict") -> int:
+    """The bytes a `stream` joins (a string, or pieces), each shared piece measured once, without
+    joining it; a lone surrogate raises UnicodeEncodeError unless `errors` lets it pass."""
+    sizes: dict[int, int] = {}  # id -> the joined bytes of a piece measured
+
+    def size(piece: Any) -> int:  # depth is bounded by MAX_JSON_DEPTH (extent): recursion is safe
+        if id(piece) not in sizes:
+            if isinstance(piece, list):
+                sizes[id(piece)] = sum(size(part) for part in piece)
+            else:
+                sizes[id(piece)] = len(str(piece).encode("utf-8", errors))
+        return sizes[id(piece)]
+
+    return size(stream)
+
+
 def _joined_stream_problem(stream: Any) -> str | None:
     """What is wrong with a `stream` in pieces before it is joined: a list inside itself, pieces
     nested too deep, or more bytes joined than the vector schema's `x-joined-bytes`; None for a
@@ -255,18 +271,7 @@ def _joined_stream_problem(stream: Any) -> str | None:
     if problem is not None:
         return f"stream {problem}"
     limit: int = schema(VECTOR + "#/properties/stream")["x-joined-bytes"]
-    sizes: dict[int, int] = {}  # id -> the joined bytes of a piece measured
-
-    def size(piece: Any) -> int:  # depth is bounded by MAX_JSON_DEPTH: recursion is safe
-        if id(piece) not in sizes:
-            if isinstance(piece, list):
-                sizes[id(piece)] = sum(size(part) for part in piece)
-            else:
-                text = piece if isinstance(piece, str) else ""
-                sizes[id(piece)] = len(text.encode("utf-8", "surrogatepass"))
-        return sizes[id(piece)]
-
-    joined = size(stream)
+    joined = _joined_length(stream, "surrogatepass")
     return None if joined <= limit else f"stream joins {joined} bytes, more than a vector's {limit}"
 
 
@@ -284,8 +289,8 @@ def _cut(stream: bytes, spec: Any) -> Cut:
 def _stream_problem(data: dict[str, Any]) -> str | None:
     """What the schema cannot see: a `stream` with no UTF-8 bytes, base64 that does not decode,
     offsets out of order or past the end."""
-    try:
-        stream = _stream_bytes(data)
+    try:  # measured, not joined: a stream in pieces may join tens of MiB
+        length = _joined_length(data["stream"]) if "stream" in data else len(_stream_bytes(data) or b"")
     except UnicodeEncodeError as exc:  # a lone surrogate, which only `!json` can write
         where = f"U+{ord(exc.object[exc.start]):04X} at character {exc.start}"
         return (
@@ -294,11 +299,11 @@ def _stream_problem(data: dict[str, Any]) -> str | None:
         )
     except binascii.Error as exc:
         return f"stream_base64 is not base64: {exc}"
-    if stream is None:
+    if "cuts" not in data:  # a vector of events
         return None
     for index, spec in enumerate(data["cuts"]):
-        if isinstance(spec, list) and (spec != sorted(spec) or any(o > len(stream) for o in spec)):
-            return f"cut {index} must be offsets in order, at most the stream's length ({len(stream)} bytes)"
+        if isinstance(spec, list) and (spec != sorted(spec) or any(o > length for o in spec)):
+            return f"cut {index} must be offsets in order, at most the stream's length ({length} bytes)"
     return None
 
 
