@@ -176,6 +176,25 @@ class HoldsOnly64KiB(Sse):
     max_event_bytes = 64 << 10
 
 
+class HoldsAnyEvent(Sse):
+    """Holds whatever arrives of an event, as a line reader with no bound does: no event is too
+    large, and a producer's stream decides the client's memory."""
+
+    max_event_bytes = 1 << 62
+
+
+class DropsAtTheLimit(Sse):
+    """Drops an event that reaches 64 MiB rather than one that passes it (`>=` for `>`)."""
+
+    max_event_bytes = MAX_EVENT_BYTES - 1
+
+
+class DropsAByteLate(Sse):
+    """Holds a byte past 64 MiB before it drops an event (`>` tested after the byte is kept)."""
+
+    max_event_bytes = MAX_EVENT_BYTES + 1
+
+
 class _EmptyDataNotDispatched(EventRules):
     def _dispatch(self) -> Event | None:
         if not "\n".join(self._data):
@@ -611,6 +630,9 @@ MUTANTS = [
     mutant(EmptyDataNotDispatched, "sse.empty-data-not-dispatched", "SSE-EVENT-1"),
     mutant(broken_decoders.FlushesAtClose, "sse.flushes-at-close", "SSE-EVENT-2"),
     mutant(HoldsOnly64KiB, "sse.holds-only-64-kib", "SSE-LIMIT-1"),
+    mutant(HoldsAnyEvent, "sse.holds-any-event", "SSE-LIMIT-1"),
+    mutant(DropsAtTheLimit, "sse.drops-at-the-limit", "SSE-LIMIT-1"),
+    mutant(DropsAByteLate, "sse.drops-a-byte-late", "SSE-LIMIT-1"),
     mutant(broken_decoders.DecodesEachChunk, "sse.decodes-each-chunk", "SSE-CHUNK-1", "SSE-LINE-1"),
     mutant(ChunkEndsLine, "sse.chunk-ends-line", "SSE-CHUNK-1"),
     mutant(broken_decoders.WaitsForLf, "sse.waits-for-lf", "SSE-CHUNK-2"),
