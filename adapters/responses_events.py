@@ -8,7 +8,10 @@ parsing, no checking, no state but the end status. What a library does not
 hand over produces nothing. The one decision it makes is the application's
 own: whether to run a done call item, by the fields the item states
 (`decided_call`), since a raw SDK hands every done item over and leaves that
-to its application. `OBSERVES` is what such a library shows (spec/observation.md).
+to its application. Fields are copied as handed over, one the event lacks as
+None: an outcome the format cannot take is what the application was handed,
+and the harness says so. `OBSERVES` is what such a library shows
+(spec/observation.md).
 """
 
 from __future__ import annotations
@@ -97,6 +100,8 @@ class Translation:
 
     def outcomes(self, event: Any) -> list[dict[str, Any]]:
         kind = field(event, "type")
+        if not isinstance(kind, str):  # no type the tables name: handed over, and shown, as it came
+            return [{"kind": "ignored", "type": kind}]
         if kind in LIFECYCLE:
             return self._lifecycle(LIFECYCLE[kind], field(event, "response"))
         if kind == "error":

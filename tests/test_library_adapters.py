@@ -51,19 +51,24 @@ def test_a_done_call_item_runs_only_when_whole_and_not_incomplete(
     assert stated(outcomes, expected) == expected
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
-def test_the_javascript_twin_decides_each_done_item_alike() -> None:
+def javascript_outcomes(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Each event's outcomes by the JavaScript twin, each from a new Translation."""
     script = (
         f"const {{ Translation }} = require({str(ADAPTERS / 'node-common' / 'responses_events.js')!r});"
         "const events = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));"
         "console.log(JSON.stringify(events.map((e) => new Translation({ textLabels: false }).outcomes(e))));"
     )
-    events = [done(item) for item, _ in DONE_ITEMS]
     given = json.dumps(events)
     ran = subprocess.run(
         ["node", "-e", script], input=given, capture_output=True, text=True, timeout=60, check=True
     )
-    assert json.loads(ran.stdout) == [Translation().outcomes(event) for event in events]
+    return list(json.loads(ran.stdout))
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_the_javascript_twin_decides_each_done_item_alike() -> None:
+    events = [done(item) for item, _ in DONE_ITEMS]
+    assert javascript_outcomes(events) == [Translation().outcomes(event) for event in events]
 
 
 MESSAGE = {"id": "msg_1", "type": "message", "phase": "final_answer", "agent": {"agent_name": "triage"}}
@@ -94,3 +99,21 @@ def test_the_javascript_twin_shows_and_labels_alike() -> None:
     translation = Translation()
     translation.outcomes({"type": "response.output_item.added", "item": MESSAGE})
     assert json.loads(ran.stdout) == [OBSERVES, translation.outcomes({**DELTA, "delta": "hi"})]
+
+
+# Types a malformed event states (members-of-the-wrong-json-type): none is a key of the tables.
+TYPES_NOT_STRINGS = [["response.output_text.delta"], {"name": "response.completed"}, 7, None]
+
+
+@pytest.mark.parametrize("kind", TYPES_NOT_STRINGS)
+def test_an_event_whose_type_is_no_string_is_shown_as_it_came(kind: Any) -> None:
+    """Never looked up in the tables (a list is no key of a dict): not routed, its type as handed over."""
+    event = {**DELTA, "type": kind, "delta": "x"}
+    assert Translation().outcomes(event) == [{"kind": "ignored", "type": kind}]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_the_javascript_twin_routes_no_type_that_is_no_string() -> None:
+    """`in` would find a one-element array by its text, and route it as the type it spells."""
+    events = [{**DELTA, "type": kind, "delta": "x"} for kind in TYPES_NOT_STRINGS]
+    assert javascript_outcomes(events) == [Translation().outcomes(event) for event in events]

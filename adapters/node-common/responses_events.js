@@ -44,6 +44,8 @@ class Translation {
 
   outcomes(event) {
     const kind = field(event, "type");
+    // No type the tables name (`in` would look an array up by its text): shown as it came.
+    if (typeof kind !== "string") return [{ kind: "ignored", type: kind }];
     if (kind in LIFECYCLE) return this.lifecycle(LIFECYCLE[kind], field(event, "response"));
     if (kind === "error") {
       this.errorTold = true;

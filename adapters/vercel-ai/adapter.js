@@ -140,11 +140,13 @@ const errorCode = (error) => {
   return typeof code === "string" ? code : null;
 };
 // Why the SDK refused a call, by the error its invalid tool-call part carries: arguments that are
-// not JSON, or JSON its tool's input schema refuses.
+// not JSON, or JSON its tool's input schema refuses. Any other refusal (a call of a tool the request
+// does not declare, `AI_NoSuchToolError`) has no code of the outcome vocabulary: it carries the
+// error's own name, a code `observes` does not show.
 const refusalCode = (error) => {
   const cause = error?.cause?.name;
   if (cause === "AI_JSONParseError") return "invalid_json";
-  return cause === "AI_TypeValidationError" ? "invalid_arguments" : null;
+  return cause === "AI_TypeValidationError" ? "invalid_arguments" : error?.name ?? null;
 };
 const errorMessage = (error) => (error instanceof Error ? error.message : String(error));
 
