@@ -99,6 +99,11 @@ def body(vector: dict[str, Any], tally: Tally) -> Iterator[bytes]:
     tally.closing()
 
 
+class Declined(Exception):
+    """A vector the library cannot be given as a real application would meet it (the reason says
+    why): `run` raises it before the library reads anything, and the vector is skipped."""
+
+
 def _stream(
     run: Callable[[dict[str, Any], Tally], None], no_custom_tools: str | None, vector: dict[str, Any]
 ) -> dict[str, Any]:
@@ -107,6 +112,8 @@ def _stream(
     tally = Tally(len(vector.get("events", ())))
     try:
         run(vector, tally)
+    except Declined as declined:
+        return {"skipped": True, "reason": str(declined)}
     except Exception as exc:  # the library raised something it does not document: that is the finding
         return errored(tally.where(), exc)
     return tally.reply()

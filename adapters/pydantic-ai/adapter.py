@@ -39,7 +39,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from openai_transport import async_client
-from protocol_loop import Tally, client_tools, serve_streams
+from protocol_loop import Declined, Tally, client_tools, serve_streams
 
 # What the application is shown, per outcome kind (spec/observation.md): the run's events have no
 # lifecycle, no final text of a part, no refusal channel (the refusal is a detail of the finished
@@ -264,7 +264,31 @@ async def _run(vector: dict[str, Any], tally: Tally) -> None:
     tally.close.append({"kind": "end", "status": "failed" if failed else end_status(messages)})
 
 
+# The arguments pydantic-ai's own client tool search is declared with (`search_tools`,
+# models/openai.py lines 5104 to 5122 of 2.66.0), the only ones its requests ask a model for.
+SEARCH_ARGUMENTS = frozenset({"queries"})
+
+
+def foreign_tool_search(events: list[Any]) -> bool:
+    """Whether a client tool search of the stream has arguments of another client's schema: a
+    request of pydantic-ai's declares `{queries}`, and a model answers the schema it was given."""
+    for event in events:
+        item = event.get("item") if isinstance(event, dict) else None
+        client_search = isinstance(item, dict) and item.get("type") == "tool_search_call"
+        if not client_search or item.get("execution") != "client":
+            continue
+        arguments = item.get("arguments")
+        if isinstance(arguments, dict) and arguments and not set(arguments) <= SEARCH_ARGUMENTS:
+            return True
+    return False
+
+
 def run(vector: dict[str, Any], tally: Tally) -> None:
+    if foreign_tool_search(vector.get("events", [])):
+        raise Declined(
+            "a client tool search with arguments of another client's schema: pydantic-ai's requests "
+            "declare their own, {queries}, and no pydantic-ai request is answered with this stream"
+        )
     asyncio.run(_run(vector, tally))
 
 
