@@ -25,12 +25,15 @@ for _adapter in ADAPTERS:  # imported here, not under the harness's deadline: a 
     importlib.import_module(_adapter.partition(":")[0])
 VECTORS, ERRORS = load_vectors([BUNDLED_VECTORS])
 assert not ERRORS, "\n".join(map(str, ERRORS))
+# A deadline only a mutant that hangs misses, on a loaded machine too: a call of the vectors' largest
+# (an event of 64 MiB) takes a second of CPU, and a missed deadline counts as a kill.
+DEADLINE = 60.0
 
 
 def first_failure(vector: Vector) -> Result | None:
     """The vector's result under the first adapter it fails under; None: it fails under none."""
     for adapter in ADAPTERS:
-        result = run_vector(PythonImplementation.load(adapter), vector)
+        result = run_vector(PythonImplementation.load(adapter, DEADLINE), vector)
         if result.status.is_failure:
             return result
     return None
