@@ -77,15 +77,25 @@ class Wire:
 
 def _json_lines(c: Choices, event: Any) -> list[str]:
     ensure_ascii = c.chance(4)  # mostly UTF-8 as it is, which the cuts can split
-    try:
-        json.dumps(event, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: only its escape is UTF-8
-        ensure_ascii = True
     if c.chance(5):  # one JSON event over several data lines (SSE-FIELD-3)
         indent = c.pick([None, 1])
         # Only LF ends an SSE line; str.splitlines knows more.
-        return json.dumps(event, ensure_ascii=ensure_ascii, indent=indent).split("\n")
-    return [json.dumps(event, ensure_ascii=ensure_ascii)]
+        return _dumps(event, ensure_ascii, indent).split("\n")
+    return [_dumps(event, ensure_ascii, None)]
+
+
+def _dumps(event: Any, ensure_ascii: bool, indent: int | None) -> str:
+    """The event's JSON text, its strings as they are unless escaped to ASCII; a lone surrogate is
+    escaped either way, since only its escape has UTF-8 bytes. Written once (an event may hold MiB)."""
+    if not ensure_ascii:
+        text = json.dumps(event, ensure_ascii=False, indent=indent)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            pass
+        else:
+            return text
+    return json.dumps(event, indent=indent)
 
 
 def _event_record(c: Choices, index: int, event: Any) -> Record:
