@@ -52,7 +52,11 @@ def killed_alone(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         mutant, _, vector_id = pair.partition("=")
         os.environ["MUTANT_UNDER_TEST"] = mutant  # mutmut's trampolines read it at each call
-        verdicts[mutant] = "survived" if first_failure(by_id[vector_id]) is None else "killed"
+        try:
+            survived = first_failure(by_id[vector_id]) is None
+        except Exception:  # a mutated wire module is the harness's decoder too: a crash is no pass
+            survived = False
+        verdicts[mutant] = "survived" if survived else "killed"
     return verdicts
 
 
