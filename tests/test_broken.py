@@ -399,4 +399,5 @@ def test_a_failure_told_once_fails_no_vector(bundled: list[Vector]) -> None:
 
     assert failing("test_broken:TellsAFailureOnce") == set()
     late = failing("test_broken:TellsAFailureOnlyAtItsEnd")
-    assert {"core/events/error-then-response-failed-flat", "core/events/error-then-response-failed-nested"} <= late
+    twins = {"core/events/error-then-response-failed-flat", "core/events/error-then-response-failed-nested"}
+    assert twins <= late
