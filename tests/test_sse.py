@@ -494,6 +494,10 @@ _IGNORED = [{"kind": "ignored", "type": "acme.x"}]
         (b"data: 1\n" * 9 + b"data: 1\n\n", True),  # each data line fits, together they do not
         (b"event: " + b"e" * LIMIT + b"\ndata: x\n\n", True),
         (b"\xef\xbb\xbfdata: " + b"x" * (LIMIT - 8) + b"\n\n", True),  # the byte order mark counts
+        (b"\xef\xbb\xbf\ndata: " + b"x" * (LIMIT - 6) + b"\n\n", False),  # not before an empty line
+        # an event starts after the last empty line before it, however many came in one read
+        (b": ka\n\n" * 3 + b"event: e\ndata: " + b"x" * (LIMIT - 14) + b"\n\n", False),
+        (b": ka\n\n" * 3 + b"event: e\ndata: " + b"x" * (LIMIT - 13) + b"\n\n", True),
         # bytes as received: each byte that is no UTF-8 counts 1, though its U+FFFD takes 3
         (b'data: "' + b"\xff" * (LIMIT - 8) + b'"\n\n', False),
         (b'data: "' + b"\xff" * (LIMIT - 7) + b'"\n\n', True),
