@@ -81,7 +81,8 @@ def test_random_cuts_decode_every_bundled_stream_the_same(bundled: list[Vector])
 
 def test_fields_and_dispatch() -> None:
     stream = (
-        b"\xef\xbb\xbfid: 7\r\nevent: x\r\ndata: a\r\ndata:b\r\n: c\r\nretry: 1\r\n\r\ndata\n\nevent: y\n\n"
+        b"\xef\xbb\xbfid: 7\r\nevent: x\r\ndata: a\r\ndata:b\r\n: c\r\nretry: 1\r\n\r\n"
+        b"id: 8\x00\ndata\n\nevent: y\n\n"  # an id holding NUL is ignored, as WHATWG says
     )
     events, unfinished = _decode(stream, [])
     assert events == [Event("a\nb", "x", "7"), Event("", "", "7")]
