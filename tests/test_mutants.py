@@ -15,9 +15,20 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from mutants import Mutant, all_mutants, inexact, killers, results, statuses, twins
+from mutants import (
+    Mutant,
+    all_mutants,
+    bundled_vectors,
+    inexact,
+    killers,
+    reference_failures,
+    results,
+    statuses,
+    twins,
+)
 from mutants.report import COVERAGE, render, requirements
 from streamroute.conformance.implementation import PythonImplementation
+from streamroute.conformance.judge import run_vector
 from streamroute.conformance.results import Status
 
 pytestmark = pytest.mark.slow
@@ -42,6 +53,16 @@ def test_the_mutant_breaks_its_requirement_not_everything(mutant: Mutant) -> Non
     assert Status.PASSED in statuses(mutant).values(), (
         f"{mutant.name} passes no vector at all: it is broken, not a mutant of one requirement"
     )
+
+
+@pytest.mark.parametrize("target", ["router", "arguments_done_router"])
+def test_the_independent_router_without_a_fault_passes_what_the_reference_passes(target: str) -> None:
+    """The core mutants are the independent router with one fault each: a vector it fails without
+    one would "kill" every one of them and prove nothing."""
+    router = PythonImplementation.load(f"mutants.independent_router:{target}", 120)
+    known_bad = reference_failures(router.options["tool_call_point"])
+    ran = (run_vector(router, v) for v in bundled_vectors() if v.id not in known_bad)
+    assert [f"{r.vector_id}: {r.message}" for r in ran if r.status.is_failure] == []
 
 
 class Inexact(AssertionError):

@@ -118,7 +118,7 @@ def results(mutant: Mutant) -> tuple[Result, ...]:
     """An implementation mutant's result on each bundled vector that tells implementations apart
     (the reference, at the same options, passes it), not-applicable ones left out."""
     implementation = PythonImplementation.load(mutant.target)
-    known_bad = _reference_failures(implementation.options.get("tool_call_point"))
+    known_bad = reference_failures(implementation.options.get("tool_call_point"))
     ran = (run_vector(implementation, vector) for vector in bundled_vectors() if vector.id not in known_bad)
     return tuple(r for r in ran if r.status is not Status.NOT_APPLICABLE)
 
@@ -157,7 +157,7 @@ _REFERENCE_AT = {
 
 
 @cache
-def _reference_failures(tool_call_point: str) -> frozenset[str]:
+def reference_failures(tool_call_point: str) -> frozenset[str]:
     """The vectors the reference fails at that call point: they tell no mutant from it (and fail
     tests/test_reference.py on their own)."""
     reference = PythonImplementation.load(f"streamroute.reference.adapter:{_REFERENCE_AT[tool_call_point]}")

@@ -13,7 +13,6 @@ requirement the way a real router plausibly would (tests/mutants/core.py).
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import json
 import math
@@ -835,49 +834,82 @@ class ItemState:
 
 # -- bytes to events (spec/sse.md) --------------------------------------------
 
-_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+_BOM = "\ufeff"
+MAX_EVENT_BYTES = 64 * 1024 * 1024  # SSE-LIMIT-1
+
+
+class TooLarge:
+    """An event dropped at the byte that took it past MAX_EVENT_BYTES (SSE-LIMIT-1)."""
+
+
+TOO_LARGE = TooLarge()
 
 
 class EventStreamDecoder:
-    """The data of each event a text/event-stream dispatches, however its bytes are cut."""
+    """The data of each event a text/event-stream dispatches, however its bytes are cut.
+
+    Lines are split as bytes and each decoded whole (a line end is ASCII, so no character spans
+    one): an event's size is then the bytes of its lines as received (SSE-LIMIT-1)."""
 
     def __init__(self) -> None:
-        self.utf8 = codecs.getincrementaldecoder("utf-8")("replace")  # SSE-LINE-1
         self.started = False  # the byte order mark is looked for once (SSE-LINE-2)
         self.after_cr = False  # the last chunk ended in CR: an LF that follows it is that break's
-        self.line: list[str] = []
+        self.line = bytearray()
         self.data: list[str] | None = None  # the data lines of the event being read
+        self.size = 0  # the bytes of the event's lines so far, line ends not counted
+        self.skipping = False  # the event passed the limit: skipped up to the empty line ending it
+        self.line_begun = False  # while skipping, whether the line read has a byte yet
 
-    def feed(self, chunk: bytes) -> list[str]:
-        text = self.utf8.decode(chunk)
-        if not text:  # an empty chunk, or part of one character: nothing changes
-            return []
+    def feed(self, chunk: bytes) -> list[str | TooLarge]:
+        at = 1 if self.after_cr and chunk[:1] == b"\n" else 0  # SSE-LINE-3: CR LF cut between chunks
+        if chunk:
+            self.after_cr = False
+        dispatched: list[str | TooLarge] = []
+        while at < len(chunk):
+            end = _LINE_END.search(chunk, at)
+            stop = len(chunk) if end is None else end.start()
+            if self.skipping:
+                self._skip(stop > at, end is not None)
+            else:
+                self._take(chunk[at:stop], end is not None, dispatched)
+            if end is None:
+                break
+            at = end.end()
+            self.after_cr = end.group() == b"\r" and at == len(chunk)
+        return dispatched
+
+    def _skip(self, bytes_read: bool, line_ended: bool) -> None:
+        self.line_begun = self.line_begun or bytes_read
+        if line_ended:
+            self.skipping = self.line_begun  # an empty line ends the dropped event
+            self.line_begun = False
+
+    def _take(self, piece: bytes, line_ended: bool, dispatched: list[str | TooLarge]) -> None:
+        self.size += len(piece)
+        if self.size > MAX_EVENT_BYTES:
+            dispatched.append(TOO_LARGE)
+            self.line, self.data, self.size = bytearray(), None, 0
+            self.started = self.skipping = self.line_begun = True
+            if line_ended:
+                self._skip(False, True)
+            return
+        self.line += piece
+        if not line_ended:
+            return
+        line = self.line.decode("utf-8", "replace")  # SSE-LINE-1
+        self.line = bytearray()
         if not self.started:
             self.started = True
-            text = text.removeprefix("\ufeff")
-        if self.after_cr:
-            self.after_cr = False
-            text = text.removeprefix("\n")  # SSE-LINE-3: CR LF cut between two chunks
-        if "\n" not in text and "\r" not in text:  # no line ends here: most chunks of a byte-wise cut
-            self.line.append(text)
-            return []
-        dispatched: list[str] = []
-        pieces = _LINE_BREAK.split(text)
-        for piece in pieces[::2][:-1]:  # every piece a line break ends
-            self.line.append(piece)
-            line = "".join(self.line)
-            self.line = []
-            data = self._line(line)
-            if data is not None:
-                dispatched.append(data)
-        self.line.append(pieces[-1])
-        self.after_cr = len(pieces) > 1 and pieces[-2] == "\r" and pieces[-1] == ""
-        return dispatched
+            line = line.removeprefix(_BOM)
+        data = self._line(line)
+        if data is not None:
+            dispatched.append(data)
 
     def _line(self, line: str) -> str | None:
         """Take one line; the event's data when the line dispatches it (SSE-FIELD-*, SSE-EVENT-1)."""
         if line == "":
-            data, self.data = self.data, None
+            data, self.data, self.size = self.data, None, 0
             return None if data is None else "\n".join(data)
         if line.startswith(":"):
             return None  # a comment
@@ -1018,11 +1050,14 @@ class IndependentRouter:
             return []
         return [self._dispatch(data) for data in self.stream.feed(chunk)]
 
-    def _dispatch(self, data: str) -> list[Outcome]:
-        """One dispatched event's data: `[DONE]`, JSON for the router, or neither (SSE-DATA-*)."""
+    def _dispatch(self, data: str | TooLarge) -> list[Outcome]:
+        """One dispatched event's data: `[DONE]`, JSON for the router, or neither (SSE-DATA-*); or
+        an event dropped past the limit (SSE-LIMIT-1)."""
         self.dispatched += 1
         if self.stream_done:
             return [_error("event_after_done", f"SSE event {self.dispatched} comes after [DONE]")]
+        if isinstance(data, TooLarge):
+            return [_error("event_too_large", f"SSE event {self.dispatched} passes {MAX_EVENT_BYTES} bytes")]
         if data == "[DONE]":
             self.stream_done = True
             return []
