@@ -382,6 +382,17 @@ def _announced(difference: Difference, context: Context) -> bool:
     return any(isinstance(i, dict) and i.get("id") == item_of(difference) for i in items)
 
 
+def _done_unannounced(difference: Difference, context: Context) -> bool:
+    """The difference's event is its item's done, and no `response.output_item.added` of the item
+    came before it (CORE-ITEM-6)."""
+    at: Any = at_of(difference)
+    if context.events is None or not isinstance(at, int):
+        return False
+    item = item_of(difference)
+    added = (e for e in context.events[:at] if isinstance(e, dict) and e.get("type") == "response.output_item.added")
+    return not any(isinstance(e.get("item"), dict) and e["item"].get("id") == item for e in added)
+
+
 def _restates_call_id(difference: Difference, context: Context) -> bool:
     """The `item`s of the difference's item state two call ids: its done item restates the call id
     its announcement gave (CORE-CALL-17)."""
@@ -511,6 +522,7 @@ _NAMED: dict[str, Callable[[Difference, Context], bool]] = {
     "produced within the throttle": _within_the_throttle,
     "produced repeats": _repeats,
     "item announced": _announced,
+    "item done unannounced": _done_unannounced,
     "item restates call_id": _restates_call_id,
     "after a warm-up": _after_a_warm_up,
     "item unrouted": _unrouted,

@@ -1586,7 +1586,7 @@ MUTANTS = [
     mutant(RejectAccepts, "custom.reject-accepts", "CUSTOM-CAT-4"),
     mutant(RejectRaises, "custom.reject-raises", "CUSTOM-CAT-4"),
     mutant(RaiseAnswersErrorPayload, "custom.raise-answers-error-payload", "CUSTOM-CAT-5"),
-    mutant(RaiseFailsAtCreation, "custom.raise-fails-at-creation", "CUSTOM-CAT-5"),
+    mutant(RaiseFailsAtCreation, "custom.raise-fails-at-creation", "CUSTOM-CAT-5", "CUSTOM-CAT-7"),
     mutant(RaiseRejectsAtFinish, "custom.raise-rejects-at-finish", "CUSTOM-CAT-7"),
     mutant(
         RaiseFailsAtFinishOnlyAfterDeltas, "custom.raise-fails-at-finish-only-after-deltas", "CUSTOM-CAT-7"

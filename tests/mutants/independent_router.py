@@ -2193,6 +2193,8 @@ class IndependentRouter:
             raise Refused("incomplete", "an approval request names no server_label")  # CORE-CALLTYPE-10
         if not isinstance(label, str):
             raise Refused("invalid_arguments", "an approval request names its server_label")
+        if not isinstance(value, str):  # CATALOGUE_INPUT_UNCHECKED: handed over as it came
+            return {"arguments": value, "server_label": label}
         try:
             arguments = self._approval_arguments(value)
         except Refused:
