@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from streamroute.wire.session import LIMIT_REACHED
+
 from .compare import at_key
 from .differences import Difference
 
@@ -389,8 +391,16 @@ def _done_unannounced(difference: Difference, context: Context) -> bool:
     if context.events is None or not isinstance(at, int):
         return False
     item = item_of(difference)
-    added = (e for e in context.events[:at] if isinstance(e, dict) and e.get("type") == "response.output_item.added")
+    announcing = "response.output_item.added"
+    added = (e for e in context.events[:at] if isinstance(e, dict) and e.get("type") == announcing)
     return not any(isinstance(e.get("item"), dict) and e["item"].get("id") == item for e in added)
+
+
+def _connection_limit(difference: Difference, context: Context) -> bool:
+    """The event is the connection limit's `error`, in the nested shape or the flat one (SESSION-LIMIT-1)."""
+    event = difference.event if isinstance(difference.event, dict) else {}
+    nested = event.get("error") if isinstance(event.get("error"), dict) else {}
+    return LIMIT_REACHED in (event.get("code"), nested.get("code"))
 
 
 def _restates_call_id(difference: Difference, context: Context) -> bool:
@@ -523,6 +533,7 @@ _NAMED: dict[str, Callable[[Difference, Context], bool]] = {
     "produced repeats": _repeats,
     "item announced": _announced,
     "item done unannounced": _done_unannounced,
+    "event reaches the connection limit": _connection_limit,
     "item restates call_id": _restates_call_id,
     "after a warm-up": _after_a_warm_up,
     "item unrouted": _unrouted,

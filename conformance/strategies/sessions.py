@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from hypothesis import strategies as st
+from streamroute.wire.session import LIMIT_REACHED
 
 from ..schemas import option_defaults
 from .choices import Choices, Drawn
@@ -48,7 +49,6 @@ Reason = Literal["closed", "lost", "limit_reached"]
 
 LANES: tuple[Lane, ...] = (None, "main", "side", "fork")
 UNNAMED_LANE = "ghost"  # a lane no `response.create` names (SESSION-LANE-3)
-LIMIT_REACHED = "websocket_connection_limit_reached"
 
 SteerState = Literal["requested", "accepted", "pending", "committed", "failed", "unknown"]
 SteerMove = Literal["accept", "hold", "commit", "fail", "lose"]

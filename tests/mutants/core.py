@@ -1710,7 +1710,8 @@ MUTANTS: list[Mutant] = [
     _mutant(
         Fault.REPAIR_TRUNCATED_JSON,
         "CORE-CALL-3 CORE-CALLTYPE-5",
-        "repairs arguments cut short (an approval request's too) by closing their strings and brackets, as partial-JSON parsers do",
+        "repairs arguments cut short (an approval request's too) by closing their strings and brackets,"
+        " as partial-JSON parsers do",
     ),
     _mutant(
         Fault.NON_OBJECT_IS_INVALID_JSON,
@@ -1929,7 +1930,8 @@ MUTANTS: list[Mutant] = [
     _mutant(
         Fault.WRONG_SHAPE_INCOMPLETE,
         "CORE-CALLTYPE-7 CORE-CALLTYPE-5",
-        "refuses a catalogue input (or approval arguments) of the wrong shape as incomplete, not invalid_arguments",
+        "refuses a catalogue input (or approval arguments) of the wrong shape as incomplete,"
+        " not invalid_arguments",
     ),
     _mutant(
         Fault.DELETE_NEEDS_DIFF,
