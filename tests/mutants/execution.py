@@ -1376,7 +1376,8 @@ class _CatalogueUnrecorded(Executor):
 
 
 class CatalogueCallsNotRecorded(Execution):
-    """Runs a catalogue call with no record of it: only function and custom calls go to the ledger."""
+    """Runs a catalogue call at once with no record of it (an approval request unasked): only
+    function and custom calls go to the ledger."""
 
     executor = _CatalogueUnrecorded
 
@@ -2206,7 +2207,13 @@ MUTANTS = [
         "EXEC-RESTART-3",
     ),
     mutant(ApprovesOnlyCallsItTook, "exec.approves-only-calls-it-took", "EXEC-APPROVE-3"),
-    mutant(CatalogueCallsNotRecorded, "exec.catalogue-calls-not-recorded", "EXEC-CALLTYPE-1", "EXEC-ONCE-1"),
+    mutant(
+        CatalogueCallsNotRecorded,
+        "exec.catalogue-calls-not-recorded",
+        "EXEC-CALLTYPE-1",
+        "EXEC-ONCE-1",
+        "EXEC-CALLTYPE-2",
+    ),
     mutant(ApprovalRecordedWithoutServer, "exec.approval-recorded-without-server", "EXEC-CALLTYPE-1"),
     mutant(BuiltinsAllowedWhenOffered, "exec.builtins-allowed-when-offered", "EXEC-CALLTYPE-3"),
     mutant(ApprovalLookedUpByPrefixedName, "exec.approval-looked-up-by-prefixed-name", "EXEC-CALLTYPE-3"),
