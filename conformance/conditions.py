@@ -437,6 +437,24 @@ def _previewed_before(difference: Difference, context: Context) -> bool:
     )
 
 
+_FINISHING = ("response.custom_tool_call_input.done", "response.output_item.done")
+
+
+def _previewed_at_finish_only(difference: Difference, context: Context) -> bool:
+    """The implementation previewed the difference's item, only at the events that finish its
+    input (a patch consumer that waits for the whole patch, CUSTOM-CAT-6)."""
+    events = context.events or ()
+    updates = [
+        p
+        for p in context.produced
+        if p.get("kind") == "diff.update" and p.get("item_id") == item_of(difference)
+    ]
+    return bool(updates) and all(
+        isinstance(p["at"], int) and p["at"] < len(events) and event_type(events[p["at"]]) in _FINISHING
+        for p in updates
+    )
+
+
 def _rejected_instead(difference: Difference, context: Context) -> bool:
     """The consumer rejected the call of the difference's item, which the vector expects not."""
     call = _subject("call", difference, context) or {}
@@ -539,6 +557,7 @@ _NAMED: dict[str, Callable[[Difference, Context], bool]] = {
     "item unrouted": _unrouted,
     "item unpreviewed": _unpreviewed,
     "item previewed before": _previewed_before,
+    "item previewed at its finish only": _previewed_at_finish_only,
     "item rejected instead": _rejected_instead,
     "no consumer seen": _no_consumer_seen,
     "no finish seen": _no_finish_seen,
