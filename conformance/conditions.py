@@ -260,15 +260,17 @@ def _sent_before(difference: Difference, context: Context) -> list[Mapping[str, 
     return [step["message"] for step in steps if isinstance(step.get("message"), dict)]
 
 
-def _after_expected(pattern: str, difference: Difference, context: Context) -> bool:
-    """The vector expects an outcome matching `pattern`, of the difference's item or of none, at
-    the difference's event or an earlier one."""
+def _after_expected(
+    pattern: str, difference: Difference, context: Context, *, any_item: bool = False
+) -> bool:
+    """The vector expects an outcome matching `pattern`, of the difference's item or of none (or,
+    `any_item`, of any), at the difference's event or an earlier one."""
     if at_of(difference) is None:
         return False
     at = at_key(at_of(difference))
     item = item_of(difference)
     return any(
-        outcome_matches(pattern, w) and at_key(w["at"]) <= at and w.get("item_id", item) == item
+        outcome_matches(pattern, w) and at_key(w["at"]) <= at and (any_item or w.get("item_id", item) == item)
         for w in context.expected
     )
 
@@ -290,6 +292,7 @@ _PREFIXED: tuple[tuple[str, Callable[[str, Difference, Context], bool]], ...] = 
     ("option ", _option),
     ("profile ", lambda name, d, c: c.profile == name),
     ("after expected ", _after_expected),
+    ("after any expected ", lambda name, d, c: _after_expected(name, d, c, any_item=True)),
     ("after sent ", _after_sent),
     ("after ", _after),
     ("event produced ", _event_produced),
