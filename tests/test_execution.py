@@ -192,19 +192,25 @@ def test_a_result_that_is_not_json_fails_the_call(result: object) -> None:
     assert "not JSON" in failed["message"]
 
 
-def test_the_tool_gets_a_copy_of_the_arguments() -> None:
+def test_the_rule_and_the_tool_get_copies_of_the_arguments() -> None:
+    # Each changes a nested member too: a shallow copy would let that reach the record.
     def meddle(arguments: dict[str, Any]) -> str:
         arguments["city"] = "Paris"
+        arguments["where"]["region"] = "Seine"
         return "done"
 
+    def rule(arguments: dict[str, Any]) -> bool:
+        arguments["where"]["region"] = "Jura"
+        return True
+
     ledger = MemoryLedger()
-    executor = Executor([Tool("get_weather", run=meddle)], ledger)
-    routed = call("a")
-    executor.feed([routed])
-    assert routed["arguments"] == {"city": "Lyon"}
+    executor = Executor([Tool("get_weather", run=meddle, permit=rule)], ledger)
+    routed = call("a", city="Lyon", where={"region": "Rhône"})
+    assert kinds(executor.feed([routed]))[-1] == "tool.succeeded"
+    assert routed["arguments"] == {"city": "Lyon", "where": {"region": "Rhône"}}
     stored = ledger.get("a")
     assert stored is not None
-    assert stored.arguments == {"city": "Lyon"}
+    assert stored.arguments == {"city": "Lyon", "where": {"region": "Rhône"}}
 
 
 def test_an_asynchronous_tool_ends_with_finish_or_fail() -> None:
