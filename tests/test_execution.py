@@ -192,6 +192,20 @@ def test_a_result_that_is_not_json_fails_the_call(result: object) -> None:
     assert "not JSON" in failed["message"]
 
 
+def test_a_ready_call_whose_tool_is_no_longer_allowed_is_rejected() -> None:
+    # The process restarts with an allow-list without the tool: approving the call cannot run it.
+    ledger = MemoryLedger()
+    Executor([Tool("get_weather", run=lambda arguments: 1, requires_approval=True)], ledger).feed([call("a")])
+    restarted = Executor([], ledger)
+    assert kinds(restarted.recover()) == ["tool.ready"]
+    rejected = restarted.approve("a")
+    assert [(o["kind"], o["code"]) for o in rejected] == [("tool.rejected", "unknown_tool")]
+    assert isinstance(rejected[0]["message"], str)
+    stored = ledger.get("a")
+    assert stored is not None
+    assert (stored.state, stored.started) == ("FAILED", False)
+
+
 def test_the_rule_and_the_tool_get_copies_of_the_arguments() -> None:
     # Each changes a nested member too: a shallow copy would let that reach the record.
     def meddle(arguments: dict[str, Any]) -> str:
