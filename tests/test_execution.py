@@ -389,6 +389,49 @@ def test_a_restart_recovers_only_its_own_consumer() -> None:
     assert theirs.state == "TOOL_RUNNING"
 
 
+class _StaleFirstRead(MemoryLedger):
+    """A ledger whose first read of a call misses the record another consumer wrote just before."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._missed: set[str] = set()
+
+    def get(self, call_id: str) -> Record | None:
+        if call_id not in self._missed:
+            self._missed.add(call_id)
+            return None
+        return super().get(call_id)
+
+
+def test_a_call_claimed_by_another_consumer_after_the_read_is_a_duplicate() -> None:
+    ledger = _StaleFirstRead()
+    runs: list[str] = []
+    tools = [Tool("get_weather", run=lambda arguments: runs.append("ran") or "sunny")]
+    ledger.insert(record("a", item_id="fc_a", name="get_weather", state="TOOL_SUCCEEDED", consumer="left"))
+    outcomes = Executor(tools, ledger, consumer="right").feed([call("a")])
+    assert [(o["kind"], o.get("state")) for o in outcomes] == [
+        ("tool.call", None),
+        ("tool.duplicate", "TOOL_SUCCEEDED"),
+    ]
+    assert runs == []
+
+
+def test_a_move_that_loses_to_another_consumer_produces_nothing() -> None:
+    ledger = MemoryLedger()
+
+    def cancelled_meanwhile(arguments: Any) -> str:  # another consumer cancels the call as it runs
+        running = ledger.get("a")
+        assert running is not None
+        assert ledger.update(replace(running, state="CANCELLED", consumer="left"), "TOOL_RUNNING")
+        return "sunny"
+
+    outcomes = Executor([Tool("get_weather", run=cancelled_meanwhile)], ledger).feed([call("a")])
+    assert kinds(outcomes) == ["tool.call", "tool.ready", "tool.started"]
+    stored = ledger.get("a")
+    assert stored is not None
+    assert (stored.state, stored.consumer) == ("CANCELLED", "left")
+
+
 def test_two_consumers_on_one_database_run_each_call_once(tmp_path: Path) -> None:
     path = tmp_path / "calls.db"
     runs: Counter[str] = Counter()
