@@ -192,6 +192,27 @@ def test_a_result_that_is_not_json_fails_the_call(result: object) -> None:
     assert "not JSON" in failed["message"]
 
 
+def test_a_custom_or_catalogue_call_runs_on_its_input() -> None:
+    """EXEC-CALLTYPE-1: the rule and the tool get the field the call's type keeps its input in."""
+    seen: list[Any] = []
+
+    def note(payload: Any) -> str:
+        seen.append(payload)
+        return "ok"
+
+    def allow(payload: Any) -> bool:
+        seen.append(payload)
+        return True
+
+    tools = [Tool("grep", run=note, type="custom", permit=allow), Tool("shell", run=note, type="shell")]
+    custom = {"kind": "tool.call", "item_id": "ctc_a", "call_id": "a", "name": "grep", "tool_type": "custom"}
+    shell = {"kind": "tool.call", "item_id": "sh_b", "call_id": "b", "name": "shell", "tool_type": "shell"}
+    Executor(tools, MemoryLedger()).feed(
+        [{**custom, "input": "TODO"}, {**shell, "action": {"commands": ["ls"]}}]
+    )
+    assert seen == ["TODO", "TODO", {"commands": ["ls"]}]
+
+
 def test_a_ready_call_whose_tool_is_no_longer_allowed_is_rejected() -> None:
     # The process restarts with an allow-list without the tool: approving the call cannot run it.
     ledger = MemoryLedger()
