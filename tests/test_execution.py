@@ -192,19 +192,60 @@ def test_a_result_that_is_not_json_fails_the_call(result: object) -> None:
     assert "not JSON" in failed["message"]
 
 
-def test_the_tool_gets_a_copy_of_the_arguments() -> None:
-    def meddle(arguments: dict[str, Any]) -> str:
-        arguments["city"] = "Paris"
-        return "done"
+def test_a_custom_or_catalogue_call_runs_on_its_input() -> None:
+    """EXEC-CALLTYPE-1: the rule and the tool get the field the call's type keeps its input in."""
+    seen: list[Any] = []
 
+    def note(payload: Any) -> str:
+        seen.append(payload)
+        return "ok"
+
+    def allow(payload: Any) -> bool:
+        seen.append(payload)
+        return True
+
+    tools = [Tool("grep", run=note, type="custom", permit=allow), Tool("shell", run=note, type="shell")]
+    custom = {"kind": "tool.call", "item_id": "ctc_a", "call_id": "a", "name": "grep", "tool_type": "custom"}
+    shell = {"kind": "tool.call", "item_id": "sh_b", "call_id": "b", "name": "shell", "tool_type": "shell"}
+    Executor(tools, MemoryLedger()).feed(
+        [{**custom, "input": "TODO"}, {**shell, "action": {"commands": ["ls"]}}]
+    )
+    assert seen == ["TODO", "TODO", {"commands": ["ls"]}]
+
+
+def test_a_ready_call_whose_tool_is_no_longer_allowed_is_rejected() -> None:
+    # The process restarts with an allow-list without the tool: approving the call cannot run it.
     ledger = MemoryLedger()
-    executor = Executor([Tool("get_weather", run=meddle)], ledger)
-    routed = call("a")
-    executor.feed([routed])
-    assert routed["arguments"] == {"city": "Lyon"}
+    Executor([Tool("get_weather", run=lambda arguments: 1, requires_approval=True)], ledger).feed([call("a")])
+    restarted = Executor([], ledger)
+    assert kinds(restarted.recover()) == ["tool.ready"]
+    rejected = restarted.approve("a")
+    assert [(o["kind"], o["code"]) for o in rejected] == [("tool.rejected", "unknown_tool")]
+    assert isinstance(rejected[0]["message"], str)
     stored = ledger.get("a")
     assert stored is not None
-    assert stored.arguments == {"city": "Lyon"}
+    assert (stored.state, stored.started) == ("FAILED", False)
+
+
+def test_the_rule_and_the_tool_get_copies_of_the_arguments() -> None:
+    # Each changes a nested member too: a shallow copy would let that reach the record.
+    def meddle(arguments: dict[str, Any]) -> str:
+        arguments["city"] = "Paris"
+        arguments["where"]["region"] = "Seine"
+        return "done"
+
+    def rule(arguments: dict[str, Any]) -> bool:
+        arguments["where"]["region"] = "Jura"
+        return True
+
+    ledger = MemoryLedger()
+    executor = Executor([Tool("get_weather", run=meddle, permit=rule)], ledger)
+    routed = call("a", city="Lyon", where={"region": "Rhône"})
+    assert kinds(executor.feed([routed]))[-1] == "tool.succeeded"
+    assert routed["arguments"] == {"city": "Lyon", "where": {"region": "Rhône"}}
+    stored = ledger.get("a")
+    assert stored is not None
+    assert stored.arguments == {"city": "Lyon", "where": {"region": "Rhône"}}
 
 
 def test_an_asynchronous_tool_ends_with_finish_or_fail() -> None:
@@ -367,6 +408,49 @@ def test_a_restart_recovers_only_its_own_consumer() -> None:
     theirs = ledger.get("theirs")
     assert theirs is not None
     assert theirs.state == "TOOL_RUNNING"
+
+
+class _StaleFirstRead(MemoryLedger):
+    """A ledger whose first read of a call misses the record another consumer wrote just before."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._missed: set[str] = set()
+
+    def get(self, call_id: str) -> Record | None:
+        if call_id not in self._missed:
+            self._missed.add(call_id)
+            return None
+        return super().get(call_id)
+
+
+def test_a_call_claimed_by_another_consumer_after_the_read_is_a_duplicate() -> None:
+    ledger = _StaleFirstRead()
+    runs: list[str] = []
+    tools = [Tool("get_weather", run=lambda arguments: runs.append("ran") or "sunny")]
+    ledger.insert(record("a", item_id="fc_a", name="get_weather", state="TOOL_SUCCEEDED", consumer="left"))
+    outcomes = Executor(tools, ledger, consumer="right").feed([call("a")])
+    assert [(o["kind"], o.get("state")) for o in outcomes] == [
+        ("tool.call", None),
+        ("tool.duplicate", "TOOL_SUCCEEDED"),
+    ]
+    assert runs == []
+
+
+def test_a_move_that_loses_to_another_consumer_produces_nothing() -> None:
+    ledger = MemoryLedger()
+
+    def cancelled_meanwhile(arguments: Any) -> str:  # another consumer cancels the call as it runs
+        running = ledger.get("a")
+        assert running is not None
+        assert ledger.update(replace(running, state="CANCELLED", consumer="left"), "TOOL_RUNNING")
+        return "sunny"
+
+    outcomes = Executor([Tool("get_weather", run=cancelled_meanwhile)], ledger).feed([call("a")])
+    assert kinds(outcomes) == ["tool.call", "tool.ready", "tool.started"]
+    stored = ledger.get("a")
+    assert stored is not None
+    assert (stored.state, stored.consumer) == ("CANCELLED", "left")
 
 
 def test_two_consumers_on_one_database_run_each_call_once(tmp_path: Path) -> None:

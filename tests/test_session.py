@@ -31,6 +31,7 @@ from streamroute.producer.session_checker import check_session, is_session
 from streamroute.reference.adapter import router
 from streamroute.reference.connection import TRANSITIONS, Connection
 from streamroute.reference.router import Router
+from streamroute.wire.session import is_step
 
 REFERENCE = shlex.join([sys.executable, "-m", "streamroute.reference.serve"])
 
@@ -61,7 +62,7 @@ def test_the_session_profile_has_forty_vectors_and_every_step(session_vectors: l
         step["message"]["type"] if step.get("control") == "send" else step["control"]
         for v in session_vectors
         for step in v.events
-        if isinstance(step, dict) and "control" in step
+        if is_step(step)
     )
     assert set(steps) == {"response.create", "response.steer", "response.inject", "disconnect", "connect"}
     assert all(v.events[0]["control"] == "send" for v in session_vectors)
