@@ -424,7 +424,17 @@ def _problem(data: Any) -> str | None:
     if problem is not None:
         return f"does not match the vector schema: {problem}"
     _integers(data)
-    return _stream_problem(data)
+    return _stream_problem(data) or _placement_problem(data)
+
+
+def _placement_problem(data: dict[str, Any]) -> str | None:
+    """An expected outcome at an event the vector does not have: no run can be judged against it.
+    An sse vector's `at` counts its dispatched SSE events (spec/sse.md section 7)."""
+    events = len(data["events"]) if "events" in data else data["expect"].get("dispatched", 0)
+    for index, outcome in enumerate(data["expect"]["outcomes"]):
+        if outcome["at"] != "close" and outcome["at"] >= events:
+            return f"expected outcome {index} names event {outcome['at']}, but there are {events}"
+    return None
 
 
 def load_file(path: Path, root: Path, cache: VectorCache | None = None) -> Vector | VectorFileError:

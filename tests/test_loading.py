@@ -88,9 +88,17 @@ def test_a_missing_directory_is_an_error(tmp_path: Path) -> None:
     assert "is not a directory" in _only_error(tmp_path / "absent")
 
 
+def test_an_outcome_expected_at_an_event_the_vector_lacks_is_an_error(tmp_path: Path) -> None:
+    """No run can be judged against it: the judge would look for an event that is not there."""
+    data = hello()
+    data["expect"]["outcomes"].append({"at": 9, "kind": "end", "status": "completed"})
+    write_vector(tmp_path, data)
+    assert "expected outcome 4 names event 9, but there are 4" in _only_error(tmp_path)
+
+
 def test_lint_finds_what_the_schema_cannot(tmp_path: Path) -> None:
     data = hello(spec=["CORE-TEXT-1", "CORE-NOPE-1"], level="SHOULD")
-    data["expect"]["outcomes"].insert(0, {"at": 9, "kind": "end", "status": "completed"})
+    data["expect"]["outcomes"].insert(0, {"at": 3, "kind": "end", "status": "completed"})
     data["expect"]["compare"] = ["lifecycle", "text.delta", "ignored"]
     write_vector(tmp_path, data)
     count, problems = lint([tmp_path], check_coverage=False)
@@ -98,7 +106,6 @@ def test_lint_finds_what_the_schema_cannot(tmp_path: Path) -> None:
     text = "\n".join(problems)
     assert "cites CORE-NOPE-1, which the spec does not define" in text
     assert "level SHOULD, but the strongest cited requirement is MUST" in text
-    assert "expected outcome 0 names event 9, but there are 4" in text
     assert "expected outcome 1 (event 0) comes before an earlier event's" in text
     assert "expected outcome 0 is a end, which `compare` leaves out" in text
 
