@@ -288,6 +288,20 @@ def _by_cut(failing: Sequence[tuple[str, Result]]) -> tuple[Comparison, ...]:
     return tuple(grouped.values())
 
 
+def _json_text_problem(outcome: Any) -> str | None:
+    """Under `call_arguments: json_text`, a function call's `arguments` is its text (CORE-JSON-1),
+    read only then as a conforming router parses it: an object handed over is not that text."""
+    function_call = isinstance(outcome, dict) and outcome.get("kind") == "tool.call"
+    if not function_call or outcome.get("tool_type") != "function" or "arguments" not in outcome:
+        return None
+    arguments = outcome["arguments"]
+    return (
+        None
+        if isinstance(arguments, str)
+        else "arguments are no JSON text, as json_text has them (at /arguments)"
+    )
+
+
 def _check(
     implementation: Implementation,
     vector: Vector,
@@ -299,10 +313,13 @@ def _check(
     words; `decoder` answers, for an sse vector, what `_decoder` says."""
     observes = observes_of(implementation.info)
     options = implementation.options
-    if options.get("call_arguments") == "json_text":  # read before it is validated
+    json_text = options.get("call_arguments") == "json_text"
+    shown_as_text = [_json_text_problem(entry.outcome) for entry in produced] if json_text else []
+    if json_text:  # read before it is validated
         produced = to_parsed_arguments(produced)
     for index, entry in enumerate(produced):
         problem = first_error(OUTCOME, entry.outcome) if observes is None else observes.problem(entry.outcome)
+        problem = (shown_as_text[index] if shown_as_text else None) or problem
         if problem is not None:
             shown = json.dumps(entry.outcome, ensure_ascii=False, default=repr)
             path = _error_path(problem)

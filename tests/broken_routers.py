@@ -255,3 +255,13 @@ class OneStreamWrong:
         if hashlib.sha256(self.tools + fed).hexdigest()[:12] == os.environ.get("STREAMROUTE_PLANTED"):
             outcomes[-1] = {"kind": "end", "status": "failed"}
         return outcomes
+
+
+class ParsesUnderJsonText(Router):
+    """Declares call_arguments json_text and hands each function call's arguments over parsed, as
+    under the canonical option (CORE-JSON-1: under json_text they are the call's text)."""
+
+    options: Mapping[str, str] = {"call_arguments": "json_text"}
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__()

@@ -401,3 +401,21 @@ def test_a_failure_told_once_fails_no_vector(bundled: list[Vector]) -> None:
     late = failing("test_broken:TellsAFailureOnlyAtItsEnd")
     twins = {"core/events/error-then-response-failed-flat", "core/events/error-then-response-failed-nested"}
     assert twins <= late
+
+
+def test_parsed_arguments_under_json_text_fail_every_vector_handing_a_function_call_over(
+    bundled: list[Vector],
+) -> None:
+    """The judge parses a json_text router's text as a conforming router would, so an object handed
+    over would compare equal to it: it is an invalid outcome instead (CORE-JSON-1)."""
+    core = [v for v in bundled if _core(v) and v.stream is None]
+    should_fail = {
+        v.id
+        for v in core
+        if any(o["kind"] == "tool.call" and o.get("tool_type") == "function" for o in _reference_outcomes(v))
+    }
+    assert len(should_fail) >= 20
+    results = _results("broken_routers:ParsesUnderJsonText", core)
+    failing = {vector_id for vector_id, r in results.items() if r.status.is_failure}
+    assert failing == should_fail
+    assert {results[v].charged for v in failing} == {("CORE-JSON-1",)}
