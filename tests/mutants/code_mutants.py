@@ -486,9 +486,19 @@ def measure(target: Target, workdir: Path, entries: Sequence[Entry]) -> dict[str
     claimed = [e for e in entries if e.target == target.name and e.verdict == "killed_by"]
     functions = {e.mutation.function for e in claimed}
     outcomes = list(read_outcomes(target, workdir, lambda f, status: status in UNKILLED or f in functions))
-    by_mutation = {o.mutation: o for o in outcomes}
-    pairs = [(by_mutation[e.mutation].name, e.why) for e in claimed if e.mutation in by_mutation]
-    alone = killed_alone(target, workdir, pairs)
+    claims: dict[Mutation, list[str]] = {}
+    for entry in claimed:
+        claims.setdefault(entry.mutation, []).append(entry.why)
+    # Two mutants can make one mutation (two equal lines of a function), each killed by its own
+    # vector: every mutant of a mutation is tried with each vector claimed for it, one at a time.
+    alone: dict[str, bool] = {}
+    for turn in range(max(map(len, claims.values()), default=0)):
+        pairs = [
+            (o.name, claims[o.mutation][turn])
+            for o in outcomes
+            if len(claims.get(o.mutation, ())) > turn and not alone.get(o.name)
+        ]
+        alone |= {name: True for name, killed in killed_alone(target, workdir, pairs).items() if killed}
     statuses = Counter("killed" if alone.get(o.name) else o.status for o in outcomes)
     return {
         "adapters": list(target.adapters),
