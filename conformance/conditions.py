@@ -401,8 +401,9 @@ def _done_unannounced(difference: Difference, context: Context) -> bool:
 
 def _connection_limit(difference: Difference, context: Context) -> bool:
     """The event is the connection limit's `error`, in the nested shape or the flat one (SESSION-LIMIT-1)."""
-    event = difference.event if isinstance(difference.event, dict) else {}
-    nested = event.get("error") if isinstance(event.get("error"), dict) else {}
+    event: Mapping[str, Any] = difference.event if isinstance(difference.event, dict) else {}
+    error = event.get("error")
+    nested: Mapping[str, Any] = error if isinstance(error, dict) else {}
     return LIMIT_REACHED in (event.get("code"), nested.get("code"))
 
 
