@@ -314,12 +314,13 @@ def _check(
     observes = observes_of(implementation.info)
     options = implementation.options
     json_text = options.get("call_arguments") == "json_text"
-    shown_as_text = [_json_text_problem(entry.outcome) for entry in produced] if json_text else []
+    as_handed_over = produced
     if json_text:  # read before it is validated
         produced = to_parsed_arguments(produced)
     for index, entry in enumerate(produced):
         problem = first_error(OUTCOME, entry.outcome) if observes is None else observes.problem(entry.outcome)
-        problem = (shown_as_text[index] if shown_as_text else None) or problem
+        if json_text:
+            problem = _json_text_problem(as_handed_over[index].outcome) or problem
         if problem is not None:
             shown = json.dumps(entry.outcome, ensure_ascii=False, default=repr)
             path = _error_path(problem)
