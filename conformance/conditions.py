@@ -233,6 +233,14 @@ def _after(pattern: str, difference: Difference, context: Context) -> bool:
     return any(fnmatch.fnmatchcase(event_type(event) or "", pattern) for event in before)
 
 
+def _right_after(pattern: str, difference: Difference, context: Context) -> bool:
+    """The event or step just before the difference's event is of type `pattern` (a glob)."""
+    at: Any = at_of(difference)
+    if context.events is None or not isinstance(at, int) or at == 0:
+        return False
+    return fnmatch.fnmatchcase(event_type(context.events[at - 1]) or "", pattern)
+
+
 def _after_sent(pattern: str, difference: Difference, context: Context) -> bool:
     """A `send` step whose message's type matches `pattern` (a glob) came before the difference's
     event: a session's client message (an injection, `response.inject`, say)."""
@@ -295,6 +303,7 @@ _PREFIXED: tuple[tuple[str, Callable[[str, Difference, Context], bool]], ...] = 
     ("after any expected ", lambda name, d, c: _after_expected(name, d, c, any_item=True)),
     ("after sent ", _after_sent),
     ("after ", _after),
+    ("right after ", _right_after),
     ("event produced ", _event_produced),
     ("produced at ", _produced_at),
 )

@@ -34,9 +34,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
 
 from .limits import MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED, MAX_VECTOR_FILE_BYTES, TOO_DEEP, extent, loads
-from .schemas import VECTOR, first_error, schema
+from .schemas import VECTOR, first_error, json_pointer, schema
 
 if TYPE_CHECKING:  # the cache reads its entries as this module reads vector files
     from .vector_cache import VectorCache
@@ -424,7 +426,7 @@ def _problem(data: Any) -> str | None:
     if problem is not None:
         return f"does not match the vector schema: {problem}"
     _integers(data)
-    return _stream_problem(data) or _placement_problem(data)
+    return _stream_problem(data) or _placement_problem(data) or _tool_schema_problem(data)
 
 
 def _placement_problem(data: dict[str, Any]) -> str | None:
@@ -434,6 +436,24 @@ def _placement_problem(data: dict[str, Any]) -> str | None:
     for index, outcome in enumerate(data["expect"]["outcomes"]):
         if outcome["at"] != "close" and outcome["at"] >= events:
             return f"expected outcome {index} names event {outcome['at']}, but there are {events}"
+    return None
+
+
+def _tool_schema_problem(data: dict[str, Any]) -> str | None:
+    """A tool's `parameters` or `permitted` that is no JSON Schema: an executor would refuse the
+    tool as it builds it, so no run could be judged. A restart step declares tools too."""
+    declared = [(f"tools/{i}", tool) for i, tool in enumerate(data["tools"])]
+    for index, step in enumerate(data.get("events", [])):
+        if isinstance(step, dict) and "control" in step and "type" not in step:
+            declared += [(f"events/{index}/tools/{i}", tool) for i, tool in enumerate(step.get("tools", []))]
+    for where, tool in declared:
+        for field in ("parameters", "permitted"):
+            if field in tool:
+                try:
+                    Draft202012Validator.check_schema(tool[field])
+                except SchemaError as exc:
+                    at = json_pointer([*where.split("/"), field, *exc.path])
+                    return f"{where}/{field} is no JSON Schema: {exc.message} (at {at})"
     return None
 
 

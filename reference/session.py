@@ -21,7 +21,7 @@ from typing import Any
 
 from streamroute.wire.session import is_step
 
-from .executor import PENDING, Executor, Tool
+from .executor import PENDING, Executor, Tool, _validator
 from .ledger import Record, SqliteLedger, State
 from .sse import ByteRouter
 from .types import Outcome
@@ -35,14 +35,15 @@ def declared_tool(declared: Mapping[str, Any]) -> Tool | None:
     """The tool a vector declares, or None when it is not on the allow-list."""
     if not declared.get("allow", True):
         return None
-    permitted = bool(declared.get("permitted", True))
+    permitted = declared.get("permitted", True)  # a JSON Schema of the call's input, or true or false
+    permit = _validator(permitted).is_valid if isinstance(permitted, dict) else lambda payload: permitted
 
     def run(payload: Any) -> Any:
         if "fails" in declared:
             raise ToolFailure(declared["fails"])
         if declared.get("pending"):
             return PENDING
-        return copy.deepcopy(declared.get("result"))
+        return copy.deepcopy(payload if declared.get("returns_input") else declared.get("result"))
 
     return Tool(
         name=declared.get("name", declared["type"]),  # a built-in tool is named by its type
@@ -51,7 +52,7 @@ def declared_tool(declared: Mapping[str, Any]) -> Tool | None:
         namespace=declared.get("namespace"),
         parameters=declared.get("parameters"),
         requires_approval=bool(declared.get("requires_approval", False)),
-        permit=lambda payload: permitted,
+        permit=permit,
     )
 
 
@@ -113,9 +114,12 @@ class ExecutionSession:
 
     def __init__(self, new_router: Callable[[], ByteRouter], declared: Sequence[Mapping[str, Any]]) -> None:
         self._new_router = new_router
-        self._tools = [tool for tool in map(declared_tool, declared) if tool is not None]
+        self._declare(declared)
         self._database = _Database()
         self._start()
+
+    def _declare(self, declared: Sequence[Mapping[str, Any]]) -> None:
+        self._tools = [tool for tool in map(declared_tool, declared) if tool is not None]
 
     def _open_ledger(self) -> _LazyLedger:
         return _LazyLedger(self._database)
@@ -142,8 +146,14 @@ class ExecutionSession:
             return self._executor.audit()
         if control == "supply":
             return self._executor.supply(step["call_id"])
+        if control == "tool_ends":  # a tool that went on running reports its end (EXEC-RUN-2)
+            if "fails" in step:
+                return self._executor.fail(step["call_id"], step["fails"])
+            return self._executor.finish(step["call_id"], step["result"])
         if control == "restart":
             self._ledger.close()  # no goodbye: every move is already committed
+            if "tools" in step:  # a new release: the tools it declares from now on
+                self._declare(step["tools"])
             self._start()
             return self._executor.recover()
         raise ValueError(f"unknown control step {control!r}")

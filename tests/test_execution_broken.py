@@ -35,7 +35,11 @@ def _expects(vector: Vector, kind: str, **fields: Any) -> bool:
 
 def _remembers_across_a_restart(vector: Vector) -> bool:
     """Some call has expected outcomes both before and after a restart step."""
-    restarts = [i for i, step in enumerate(vector.events) if step == {"control": "restart"}]
+    restarts = [
+        i
+        for i, step in enumerate(vector.events)
+        if isinstance(step, dict) and step.get("control") == "restart"
+    ]
     for restart in restarts:
         before = {o.get("call_id") for o in vector.expected if o["at"] != "close" and o["at"] < restart}
         after = {o.get("call_id") for o in vector.expected if o["at"] == "close" or o["at"] >= restart}

@@ -96,6 +96,23 @@ def test_an_outcome_expected_at_an_event_the_vector_lacks_is_an_error(tmp_path: 
     assert "expected outcome 4 names event 9, but there are 4" in _only_error(tmp_path)
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "pointer"),
+    [
+        ("parameters", {"type": "text"}, "/tools/0/parameters/type"),
+        ("permitted", {"required": "city"}, "/tools/0/permitted/required"),
+    ],
+)
+def test_a_tool_whose_schema_is_no_json_schema_is_an_error(
+    tmp_path: Path, field: str, value: Any, pointer: str
+) -> None:
+    """An executor would refuse the schema when it builds the tool: the vector is bad, not the run."""
+    data = hello()
+    data["tools"] = [{"name": "get_weather", "type": "function", field: value}]
+    write_vector(tmp_path, data)
+    assert pointer in _only_error(tmp_path)
+
+
 def test_lint_finds_what_the_schema_cannot(tmp_path: Path) -> None:
     data = hello(spec=["CORE-TEXT-1", "CORE-NOPE-1"], level="SHOULD")
     data["expect"]["outcomes"].insert(0, {"at": 3, "kind": "end", "status": "completed"})

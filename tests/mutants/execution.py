@@ -6,8 +6,9 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import functools
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import broken_executors
@@ -15,7 +16,7 @@ from streamroute.reference import Outcome, Router
 from streamroute.reference.executor import TRANSITIONS, Executor, Tool, Trigger, _outcome, _validator
 from streamroute.reference.ledger import UNFINISHED, Ledger, Record, SqliteLedger, State
 from streamroute.reference.router import CALL_TYPES, CATALOGUE_CALL_TYPES
-from streamroute.reference.session import ExecutionSession
+from streamroute.reference.session import ExecutionSession, declared_tool
 from streamroute.reference.sse import ByteRouter
 from streamroute.wire.session import is_step
 
@@ -434,6 +435,221 @@ class PendingToolSucceeds(Execution):
 
     def declared(self, tools: Tools) -> Tools:
         return [{key: value for key, value in tool.items() if key != "pending"} for tool in tools]
+
+
+class _ReportsIgnored(Executor):
+    def finish(self, call_id: str, result: Any) -> list[Outcome]:
+        return []
+
+    def fail(self, call_id: str, message: str) -> list[Outcome]:
+        return []
+
+
+class RunningToolReportIgnored(Execution):
+    """Never listens for the end of a tool that went on running: its call stays TOOL_RUNNING."""
+
+    executor = _ReportsIgnored
+
+
+class _ReportEndsTheOldest(Executor):
+    def _oldest_running(self, call_id: str) -> str:
+        running = [record.call_id for record in self._ledger.records() if record.state == "TOOL_RUNNING"]
+        return running[0] if running else call_id
+
+    def finish(self, call_id: str, result: Any) -> list[Outcome]:
+        return super().finish(self._oldest_running(call_id), result)
+
+    def fail(self, call_id: str, message: str) -> list[Outcome]:
+        return super().fail(self._oldest_running(call_id), message)
+
+
+class ReportEndsTheOldestCall(Execution):
+    """Hands each report of a running tool to the call that started first, whatever call it names."""
+
+    executor = _ReportEndsTheOldest
+
+
+class _ReportedFailureSucceeds(Executor):
+    def fail(self, call_id: str, message: str) -> list[Outcome]:
+        return self.finish(call_id, None)
+
+
+class ReportedFailureSucceeds(Execution):
+    """Takes a running tool's report of failure for its return: the call succeeds with a null result."""
+
+    executor = _ReportedFailureSucceeds
+
+
+class _ReportedResultDropped(Executor):
+    def finish(self, call_id: str, result: Any) -> list[Outcome]:
+        return super().finish(call_id, None)
+
+
+class ReportedResultDropped(Execution):
+    """Succeeds the call of a running tool that reports its end without the result it reported."""
+
+    executor = _ReportedResultDropped
+
+
+class _ReportOverwrites(Executor):
+    """Writes a report onto the record of a call in one of `ended`, as an UPDATE by call id would."""
+
+    ended: ClassVar[frozenset[State]] = frozenset()
+
+    def _overwrite(self, call_id: str, trigger: Trigger, **changes: Any) -> list[Outcome] | None:
+        record = self._ledger.get(call_id)
+        if record is None or record.state not in self.ended:
+            return None
+        state = TRANSITIONS["TOOL_RUNNING"][trigger]
+        written = dataclasses.replace(record, state=state, **changes)
+        self._ledger.update(written, record.state)
+        return [_outcome(written, trigger)]
+
+    def finish(self, call_id: str, result: Any) -> list[Outcome]:
+        overwritten = self._overwrite(call_id, "return", result=result)
+        return super().finish(call_id, result) if overwritten is None else overwritten
+
+    def fail(self, call_id: str, message: str) -> list[Outcome]:
+        overwritten = self._overwrite(call_id, "fail", code="tool_failed", message=message, result=None)
+        return super().fail(call_id, message) if overwritten is None else overwritten
+
+
+class _ReportOverwritesCancelled(_ReportOverwrites):
+    ended = frozenset({"CANCELLED"})
+
+
+class ReportAfterCancelTaken(Execution):
+    """Records the result a cancelled tool reports anyway: the cancelled call succeeds."""
+
+    executor = _ReportOverwritesCancelled
+
+
+class _ReportOverwritesInterrupted(_ReportOverwrites):
+    ended = frozenset({"FAILED"})
+
+
+class ReportAfterInterruptTaken(Execution):
+    """Records the result reported for a call a restart failed interrupted: the failure is undone."""
+
+    executor = _ReportOverwritesInterrupted
+
+
+class _ReportOverwritesEnded(_ReportOverwrites):
+    ended = frozenset({"TOOL_SUCCEEDED", "FAILED"})
+
+
+class SecondReportTaken(Execution):
+    """Takes every report of a tool, the last one winning: a second report replaces the call's end."""
+
+    executor = _ReportOverwritesEnded
+
+
+def _handing(tool: Tool, given: Callable[[Any], Any], *, to_rule: bool, to_tool: bool) -> Tool:
+    """The tool, its permission rule or its run (or both) handed `given(input)` instead of the input."""
+    run, permit = tool.run, tool.permit
+    return dataclasses.replace(
+        tool,
+        run=(lambda payload: run(given(payload))) if to_tool else run,
+        permit=(lambda payload: permit(given(payload))) if to_rule else permit,
+    )
+
+
+class _RuleGivenNothing(Executor):
+    def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
+        super().__init__([_handing(t, lambda _: None, to_rule=True, to_tool=False) for t in tools], ledger)
+
+
+class PermissionRuleGivenNothing(Execution):
+    """Asks the permission rule about a call without its arguments, as a callback that takes none."""
+
+    executor = _RuleGivenNothing
+
+
+class _ToolGivenNothing(Executor):
+    def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
+        super().__init__([_handing(t, lambda _: None, to_rule=False, to_tool=True) for t in tools], ledger)
+
+
+class ToolGivenNothing(Execution):
+    """Calls the tool without its call's input, as a callback that takes none."""
+
+    executor = _ToolGivenNothing
+
+
+class _ToolGivenText(Executor):
+    def __init__(self, tools: Iterable[Tool], ledger: Ledger) -> None:
+        text = functools.partial(json.dumps, separators=(",", ":"))
+        super().__init__([_handing(t, text, to_rule=False, to_tool=True) for t in tools], ledger)
+
+
+class ToolGivenTheText(Execution):
+    """Hands the tool its call's input as JSON text, unparsed, as the producer streamed it."""
+
+    executor = _ToolGivenText
+
+
+class RestartKeepsTheOldTools(Execution):
+    """Restarts with the tools it was first given: a new release's allow-list never takes effect."""
+
+    def feed(self, step: Any) -> list[Outcome]:
+        if is_step(step) and step.get("control") == "restart":
+            step = {"control": "restart"}
+        return super().feed(step)
+
+
+class _StartsAnyKnownTool(Executor):
+    def __init__(
+        self, tools: Iterable[Tool], ledger: Ledger, known: Mapping[tuple[str | None, str], Tool]
+    ) -> None:
+        super().__init__(tools, ledger)
+        self._known = known
+
+    def _allowed(self, record: Record) -> Tool | None:
+        if record.state == "STREAMING":  # the checks of a new call
+            return super()._allowed(record)
+        return super()._allowed(record) or self._known.get((record.namespace, record.name))
+
+
+class AllowListCheckedOnlyWhenReady(Execution):
+    """Checks the allow-list when a call becomes ready, never as it starts: a withdrawn tool still runs."""
+
+    def __init__(self, tools: Tools) -> None:
+        self._known: dict[tuple[str | None, str], Tool] = {}  # every tool ever declared, allowed or not
+        super().__init__(tools)
+
+    def _declare(self, declared: Sequence[Mapping[str, Any]]) -> None:
+        super()._declare(declared)
+        every = [declared_tool({**tool, "allow": True}) for tool in declared]
+        self._known.update({(t.namespace, t.name): t for t in every if t is not None})
+
+    def _start(self) -> None:
+        self._ledger = self._open_ledger()
+        self._executor = _StartsAnyKnownTool(self._tools, self._ledger, self._known)
+        self._router = self._new_router()
+
+
+class _WithdrawnCancelled(Executor):
+    def _start(self, ready: Record) -> list[Outcome]:
+        return self._emit(ready, "cancel") if self._allowed(ready) is None else super()._start(ready)
+
+
+class WithdrawnToolCallCancelled(Execution):
+    """Cancels a ready call whose tool a new release withdrew, instead of rejecting it unknown_tool."""
+
+    executor = _WithdrawnCancelled
+
+
+class _WithdrawnNotPermitted(Executor):
+    def _start(self, ready: Record) -> list[Outcome]:
+        if self._allowed(ready) is None:
+            return self._emit(ready, "reject", code="not_permitted", message="the tool is not permitted")
+        return super()._start(ready)
+
+
+class WithdrawnToolNotPermitted(Execution):
+    """Rejects a ready call whose tool a new release withdrew as not_permitted, as if its rule refused."""
+
+    executor = _WithdrawnNotPermitted
 
 
 class _DuplicateIgnored(Executor):
@@ -1473,7 +1689,7 @@ class _ApprovableAsDeclared(Executor):
     def _awaiting(self, call_id: str) -> Record | None:
         record = super()._awaiting(call_id)
         tool = self._allowed(record) if record is not None else None
-        return None if record is None or tool is None or not tool.requires_approval else record
+        return None if record is None or (tool is not None and not tool.requires_approval) else record
 
 
 class ApprovalRequestNotApprovable(Execution):
@@ -2130,6 +2346,20 @@ MUTANTS = [
     mutant(ResultDropped, "exec.result-dropped", "EXEC-RUN-1"),
     mutant(FailingToolSucceeds, "exec.failing-tool-succeeds", "EXEC-RUN-3"),
     mutant(PendingToolSucceeds, "exec.pending-tool-succeeds", "EXEC-RUN-2"),
+    mutant(RunningToolReportIgnored, "exec.running-tool-report-ignored", "EXEC-RUN-4"),
+    mutant(ReportEndsTheOldestCall, "exec.report-ends-the-oldest-call", "EXEC-RUN-4"),
+    mutant(ReportedFailureSucceeds, "exec.reported-failure-succeeds", "EXEC-RUN-4"),
+    mutant(ReportedResultDropped, "exec.reported-result-dropped", "EXEC-RUN-4"),
+    mutant(PermissionRuleGivenNothing, "exec.permission-rule-given-nothing", "EXEC-CHECK-3"),
+    mutant(ToolGivenNothing, "exec.tool-given-nothing", "EXEC-RUN-1"),
+    mutant(ToolGivenTheText, "exec.tool-given-the-text", "EXEC-RUN-1"),
+    mutant(RestartKeepsTheOldTools, "exec.restart-keeps-the-old-tools", "EXEC-RESTART-6"),
+    mutant(AllowListCheckedOnlyWhenReady, "exec.allow-list-checked-only-when-ready", "EXEC-RESTART-6"),
+    mutant(WithdrawnToolCallCancelled, "exec.withdrawn-tool-call-cancelled", "EXEC-RESTART-6"),
+    mutant(WithdrawnToolNotPermitted, "exec.withdrawn-tool-not-permitted", "EXEC-RESTART-6"),
+    mutant(ReportAfterCancelTaken, "exec.report-after-cancel-taken", "EXEC-STATE-3"),
+    mutant(ReportAfterInterruptTaken, "exec.report-after-interrupt-taken", "EXEC-STATE-3"),
+    mutant(SecondReportTaken, "exec.second-report-taken", "EXEC-STATE-3"),
     mutant(
         broken_executors.ForgetsAtRestart,
         "exec.forgets-at-restart",
