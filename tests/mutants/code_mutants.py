@@ -93,6 +93,11 @@ class Target:
             for file in package.mutated
         }
 
+    @property
+    def mutates_the_checker(self) -> bool:
+        """Whether it mutates wire/, the producer checker's SSE decoder too."""
+        return any(package.name == "streamroute.wire" and package.mutated for package in self.packages)
+
 
 REFERENCE_MODULES = ("router", "sse", "fields", "patch", "consumers", "executor", "ledger", "connection")
 # The reference reads the bytes of a stream with streamroute.wire (decoder, strict JSON, session
@@ -207,6 +212,7 @@ def _environment(target: Target) -> dict[str, str]:
     return {
         **os.environ,
         "STREAMROUTE_CODE_MUTANTS_ADAPTERS": ",".join(target.adapters),
+        "STREAMROUTE_CODE_MUTANTS_CHECKER": "1" if target.mutates_the_checker else "",
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     }
 

@@ -13,7 +13,15 @@ from typing import Any, ClassVar
 
 import broken_executors
 from streamroute.reference import Outcome, Router
-from streamroute.reference.executor import TRANSITIONS, Executor, Tool, Trigger, _outcome, _validator
+from streamroute.reference.executor import (
+    TRANSITIONS,
+    Executor,
+    Tool,
+    Trigger,
+    _outcome,
+    _pointer,
+    _validator,
+)
 from streamroute.reference.ledger import UNFINISHED, Ledger, Record, SqliteLedger, State
 from streamroute.reference.router import CALL_TYPES, CATALOGUE_CALL_TYPES
 from streamroute.reference.session import ExecutionSession, declared_tool
@@ -1492,22 +1500,45 @@ class NotPermittedIsDenied(Execution):
 
 
 class _SchemaFirst(Executor):
+    def __init__(
+        self, tools: Iterable[Tool], ledger: Ledger, schemas: Mapping[tuple[str | None, str], Any]
+    ) -> None:
+        super().__init__(tools, ledger)
+        self._schemas = schemas
+
     def _decide(self, record: Record) -> tuple[Trigger, dict[str, Any]]:
-        validator = self._validators.get((record.namespace, record.name))
+        schema = self._schemas.get((record.namespace, record.name))
         payload = record.arguments if record.tool_type == "function" else None
         error = (
-            None if validator is None or payload is None else next(iter(validator.iter_errors(payload)), None)
+            None
+            if schema is None or payload is None
+            else next(iter(_validator(schema).iter_errors(payload)), None)
         )
         if error is not None and not self._turn.cancelled:
-            pointer = "".join("/" + str(part) for part in error.absolute_path)
-            return "reject", {"code": "invalid_arguments", "message": error.message, "pointer": pointer}
+            return "reject", {
+                "code": "invalid_arguments",
+                "message": error.message,
+                "pointer": _pointer(error),
+            }
         return super()._decide(record)
 
 
 class SchemaBeforeAllowList(Execution):
     """Checks a call's arguments against its tool's schema before it looks the tool up on the allow-list."""
 
-    executor = _SchemaFirst
+    def __init__(self, tools: Tools) -> None:
+        # the application's registry of tools, the allow-list apart: every declared tool's schema
+        self._schemas = {
+            (t.get("namespace"), t.get("name", t["type"])): t["parameters"]
+            for t in tools
+            if "parameters" in t
+        }
+        super().__init__(tools)
+
+    def _start(self) -> None:
+        self._ledger = self._open_ledger()
+        self._executor = _SchemaFirst(self._tools, self._ledger, self._schemas)
+        self._router = self._new_router()
 
 
 class _DenialNotPermitted(Executor):

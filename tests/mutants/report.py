@@ -158,7 +158,9 @@ CODE_MUTANTS = """\
 mutmut {version} changes the code mechanically, one change a mutant (operators, constants,
 conditions, arguments, strings), and runs the bundled vectors on each under every adapter named
 below, in process (`tox -e code-mutants`, nightly; tests/mutants/code_mutants.py). A mutant some
-vector fails is *killed* (a hang counts: it errors the vector at its deadline). Each one no vector
+vector fails is *killed* (a hang counts: it errors the vector at its deadline), and so is one that
+makes the producer checker, whose SSE decoder is wire/ too, find other producer faults in an sse
+vector's bytes than the vector declares, as `streamroute lint` would. Each one no vector
 kills has one entry in [tests/mutants/code-mutants.yaml](../tests/mutants/code-mutants.yaml):
 *equivalent* (why no stream can tell it from the code), a *limitation* (what the suite does not
 check, and why), or *killed by a new vector* (the vector added for it, which alone kills it). The
