@@ -6,11 +6,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar
 from unittest import mock
 
+from streamroute.conformance.arguments import MAX_ARGUMENTS_DEPTH, nests_deeper
 from streamroute.conformance.event_types import EventType, lifecycle_types, terminal_types
 from streamroute.conformance.limits import TooDeep, loads
 from streamroute.producer import checker
@@ -993,6 +995,28 @@ class DoneStatusUnchecked(Unchecked):
     rule = "PROD-ITEM-7"
 
 
+class DoneStatusOfCallsOnly(Excusing):
+    """Reads the status of a done call item, not of a done message or reasoning item."""
+
+    rule = "PROD-ITEM-7"
+
+    def _item_done(self, done: dict[str, Any], output_index: int) -> None:
+        with self.excusing(done.get("type") not in checker.CALL_ID_KEPT):
+            super()._item_done(done, output_index)
+
+
+class DoneStatusOfTheFirstItemOnly(Excusing):
+    """Reads the status of a response's first done item only, as if one spoke for all."""
+
+    rule = "PROD-ITEM-7"
+    items_done = 0
+
+    def _item_done(self, done: dict[str, Any], output_index: int) -> None:
+        self.items_done += 1
+        with self.excusing(self.items_done > 1):
+            super()._item_done(done, output_index)
+
+
 class CallIdKeptUnchecked(Unchecked):
     """Never compares a done call item's call_id with its announcement's."""
 
@@ -1004,6 +1028,18 @@ class CustomCallIdUnchecked(Variant):
 
     def _call_id_kept(self, item: _Item, done: dict[str, Any]) -> None:
         if item.type != "custom_tool_call":
+            super()._call_id_kept(item, done)
+
+
+class CallIdOfTheFirstCallOnly(Excusing):
+    """Compares the call_id of a response's first done call with its announcement's, no other."""
+
+    rule = "PROD-DONE-2"
+    calls_done = 0
+
+    def _call_id_kept(self, item: _Item, done: dict[str, Any]) -> None:
+        self.calls_done += 1
+        with self.excusing(self.calls_done > 1):
             super()._call_id_kept(item, done)
 
 
@@ -1042,6 +1078,18 @@ class DoneItemNestingUnchecked(Variant):
     def _nesting(self, arguments: object, what: str) -> None:
         if what != "the done item":
             super()._nesting(arguments, what)
+
+
+def _objects_nest_deeper(text: str, limit: int = MAX_ARGUMENTS_DEPTH) -> bool:
+    """`nests_deeper` counting objects only: the brackets of arrays, outside strings, left out."""
+    kept = re.sub(r'"(?:[^"\\]|\\.)*"|[\[\]]', lambda found: found[0] if found[0][0] == '"' else "", text)
+    return nests_deeper(kept, limit)
+
+
+class NestingOfObjectsOnly(Variant):
+    """Counts the objects a call's arguments nest, not the arrays between them."""
+
+    replaces = ("nests_deeper", _objects_nest_deeper)
 
 
 def _checker(target: type, name: str, *breaks: str) -> Any:
@@ -1141,11 +1189,15 @@ MUTANTS = [
     _checker(ApplyPatchDoneUncompared, "prod.apply-patch-done-uncompared", "PROD-CALLTYPE-2"),
     _checker(FirstCommandOnlyCompared, "prod.first-command-only-compared", "PROD-CALLTYPE-2"),
     _checker(DoneStatusUnchecked, "prod.done-status-unchecked", "PROD-ITEM-7"),
+    _checker(DoneStatusOfCallsOnly, "prod.done-status-of-calls-only", "PROD-ITEM-7"),
+    _checker(DoneStatusOfTheFirstItemOnly, "prod.done-status-of-the-first-item-only", "PROD-ITEM-7"),
     _checker(CallIdKeptUnchecked, "prod.call-id-kept-unchecked", "PROD-DONE-2"),
+    _checker(CallIdOfTheFirstCallOnly, "prod.call-id-of-the-first-call-only", "PROD-DONE-2"),
     _checker(CustomCallIdUnchecked, "prod.custom-call-id-unchecked", "PROD-DONE-2"),
     _checker(TextSizeUnchecked, "prod.text-size-unchecked", "PROD-LIMIT-1"),
     _checker(TextSizeInCharacters, "prod.text-size-in-characters", "PROD-LIMIT-1"),
     _checker(CallTextsOnlyMeasured, "prod.call-texts-only-measured", "PROD-LIMIT-1"),
     _checker(NestingUnchecked, "prod.nesting-unchecked", "PROD-LIMIT-2"),
     _checker(DoneItemNestingUnchecked, "prod.done-item-nesting-unchecked", "PROD-LIMIT-2"),
+    _checker(NestingOfObjectsOnly, "prod.nesting-of-objects-only", "PROD-LIMIT-2"),
 ]
