@@ -288,6 +288,11 @@ def _event_produced(pattern: str, difference: Difference, context: Context) -> b
     return any(p.get("at") == at and outcome_matches(pattern, p) for p in context.produced)
 
 
+def _none_produced(pattern: str, difference: Difference, context: Context) -> bool:
+    """The implementation produced no outcome matching `pattern` in the whole run."""
+    return not any(outcome_matches(pattern, p) for p in context.produced)
+
+
 def _produced_at(pattern: str, difference: Difference, context: Context) -> bool:
     """The produced outcome comes from an event of type `pattern` (a glob), or from close."""
     at: Any = None if difference.produced is None else difference.produced.get("at")
@@ -305,6 +310,7 @@ _PREFIXED: tuple[tuple[str, Callable[[str, Difference, Context], bool]], ...] = 
     ("after ", _after),
     ("right after ", _right_after),
     ("event produced ", _event_produced),
+    ("none produced ", _none_produced),
     ("produced at ", _produced_at),
 )
 
