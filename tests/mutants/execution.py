@@ -1846,7 +1846,7 @@ class _CancelledWithoutRecord(Executor):
 
 
 class LateCallsCancelledUnrecorded(Execution):
-    """Reports a call completed after a cancel as cancelled, and keeps no record of it."""
+    """Reports a call completed after a cancel as cancelled, and keeps no record of it: a replay runs it."""
 
     executor = _CancelledWithoutRecord
 
@@ -2394,6 +2394,7 @@ MUTANTS = [
     mutant(
         broken_executors.ForgetsAtRestart,
         "exec.forgets-at-restart",
+        "EXEC-CANCEL-4",
         "EXEC-ONCE-1",
         "EXEC-RESTART-1",
         "EXEC-RESTART-2",
@@ -2490,7 +2491,9 @@ MUTANTS = [
     mutant(CancelLeavesCallsAwaitingApproval, "exec.cancel-leaves-calls-awaiting-approval", "EXEC-CANCEL-1"),
     mutant(CancelledReportsNotStarted, "exec.cancelled-reports-not-started", "EXEC-CANCEL-1"),
     mutant(CancelledTurnHoldsNewCalls, "exec.cancelled-turn-holds-new-calls", "EXEC-CANCEL-2"),
-    mutant(LateCallsCancelledUnrecorded, "exec.late-calls-cancelled-unrecorded", "EXEC-CANCEL-2"),
+    mutant(
+        LateCallsCancelledUnrecorded, "exec.late-calls-cancelled-unrecorded", "EXEC-CANCEL-2", "EXEC-CANCEL-4"
+    ),
     mutant(CancelReportsFinalCalls, "exec.cancel-reports-final-calls", "EXEC-CANCEL-3"),
     mutant(CancelClearsResults, "exec.cancel-clears-results", "EXEC-CANCEL-3"),
     mutant(SecondCancelIsAnError, "exec.second-cancel-is-an-error", "EXEC-CANCEL-5"),
