@@ -138,6 +138,9 @@ def _stated(step: Step) -> Iterator[str]:
         yield "CORE-EVT-7"
 
 
+_LABELLED = {"phase": "CORE-TEXT-9", "agent": "CORE-TEXT-12"}  # a message's labels
+
+
 def spec_ids(
     stream: GeneratedStream, outcomes: Sequence[Outcome], differing: Collection[ToolCallPoint]
 ) -> tuple[list[str], str]:
@@ -172,6 +175,7 @@ def spec_ids(
             ids.append("CORE-CALL-21" if item.status != "incomplete" else "CORE-CALL-5")
         restated = item.added.call_id is not None and item.done.call_id not in (None, item.added.call_id)
         ids += ["CORE-CALL-17", "CORE-CALL-19"] if item.is_call and restated else []
+        ids += [_LABELLED[name] for name, _ in item.labels]
     timed = any(step.at_ms is not None for step in steps)
     ids += ["CUSTOM-TIME-1"] if timed and stream.profile == "custom-tools" else []
     if stream.profile == "execution" and any(o.get("code") == "call_retracted" for o in outcomes):

@@ -201,12 +201,27 @@ def item(
             _text_part(c, channel, index, oversized and index == 0 and channel == "text", wire)
             for index, channel in enumerate(channels)
         )
-        return ItemPlan("message", position, output_index, "message", parts)
+        return ItemPlan("message", position, output_index, "message", parts, labels=_labels(c))
     if kind == "reasoning":
         part = _text_part(c, c.pick(_REASONING), 0, False, wire)
         return ItemPlan("reasoning", position, output_index, "reasoning", (part,))
     hosted = c.pick(sorted(HOSTED))
     return ItemPlan("hosted", position, output_index, hosted, (), Identity(None, "lookup", None))
+
+
+_PHASES = ("commentary", "final_answer", "commentary", None, 7)  # a null or a number labels nothing
+_AGENTS = ({"agent_name": "researcher"}, {"agent_name": "writer"}, "researcher", {"name": "writer"}, None)
+
+
+def _labels(c: Choices) -> tuple[tuple[str, object], ...]:
+    """A message's labels: a `phase` (CORE-TEXT-9) one time in three, an `agent` (CORE-TEXT-12) one
+    time in four, now and then of a shape that labels nothing."""
+    labels: list[tuple[str, object]] = []
+    if c.chance(3):
+        labels.append(("phase", c.pick(_PHASES)))
+    if c.chance(4):
+        labels.append(("agent", c.pick(_AGENTS)))
+    return tuple(labels)
 
 
 @dataclass(frozen=True)

@@ -223,6 +223,7 @@ def _item_object(planned: ItemPlan, done: bool, other_identity: bool) -> dict[st
             "role": "assistant",
             "status": "completed" if done else "in_progress",
             "content": texts if done else [],
+            **dict(planned.labels),
         }
     if planned.kind == "reasoning":
         return {**obj, "summary": [{"type": "summary_text", "text": planned.parts[0].stated}] if done else []}
@@ -403,8 +404,8 @@ def restyled(events: list[Any], agent: bool, float_indexes: bool) -> list[Any]:
             event = dict(event)
             if agent:
                 event["agent"] = AGENT_NAME
-                if isinstance(event.get("item"), dict):
-                    event["item"] = {**event["item"], "agent": AGENT_NAME}
+                if isinstance(event.get("item"), dict):  # an item's own agent stands
+                    event["item"] = {"agent": AGENT_NAME, **event["item"]}
             if float_indexes:
                 event.update((k, float(event[k])) for k in _INDEXES if type(event.get(k)) is int)
         styled.append(event)
