@@ -107,6 +107,9 @@ def cited(ids: Sequence[str]) -> tuple[list[str], str]:
     return defined, max((known[i] for i in defined), key=LEVEL_RANK.__getitem__, default="MUST")
 
 
+_NULLS = (ResponseForm.NULL_RESPONSE, ResponseForm.NULL_ID, ResponseForm.OUTPUT_NULL)
+
+
 def _stated(step: Step) -> Iterator[str]:
     """The requirements what a step leaves out or states as null shows (a malformed copy's own)."""
     if isinstance(step, Malformed):
@@ -132,8 +135,10 @@ def _stated(step: Step) -> Iterator[str]:
             yield "CORE-ITEM-9"
     if Stated.NULL in nulls:
         yield "CORE-EVT-7"
-    if isinstance(step, Lifecycle) and step.response in (ResponseForm.NULL_RESPONSE, ResponseForm.NULL_ID):
+    if isinstance(step, Lifecycle) and step.response in _NULLS:
         yield "CORE-EVT-7"
+    if isinstance(step, Lifecycle) and step.response is ResponseForm.ERROR_STATED:
+        yield "CORE-LIFE-3"
     if isinstance(step, Terminal) and step.status == "failed" and step.error is not ErrorForm.STATED:
         yield "CORE-EVT-7"
 

@@ -134,7 +134,10 @@ def call(
         done = replace(done, call_id=added.call_id + "_other")
     elif contradicted == "name" and added.name is not None:
         done = replace(done, name=added.name + "_other")
-    status = c.pick(("completed",) * 10 + ("incomplete", None))
+    # What the done item alone states, the announcement may state as null: absent (CORE-EVT-7).
+    unstated = [n for n in ("call_id", "name") if getattr(added, n) is None and getattr(done, n) is not None]
+    nulls = tuple(unstated) if unstated and c.coin() else ()
+    status = c.pick(_STATUSES)
     done_type = "message" if c.chance(41) else None
     return ItemPlan(
         kind,
@@ -149,7 +152,11 @@ def call(
         status,
         done_type,
         tuple(verdicts),
+        added_nulls=nulls,
     )
+
+
+_STATUSES = ("completed",) * 10 + ("incomplete", None, "in_progress")  # only incomplete refuses (CORE-CALL-21)
 
 
 def _text_part(c: Choices, channel: Channel, index: int, oversized: bool, wire: bool) -> PartPlan:

@@ -83,6 +83,7 @@ class ItemPlan:
     status: str | None = "completed"  # the done item's status; None: absent
     done_type: str | None = None  # the done item's type when it is not the announced one (CORE-ITEM-4)
     verdicts: tuple[tuple[str, Verdict], ...] = ()  # calls: the meaning of each complete text
+    added_nulls: tuple[str, ...] = ()  # calls: the identity fields its announcement states as null
     # A message's `phase` and `agent` members, as its announcements state them (CORE-TEXT-9, -12).
     labels: tuple[tuple[str, Any], ...] = ()
 

@@ -72,6 +72,10 @@ class _Writer:
             response["id"] = None
         elif form is ResponseForm.NO_ID:
             del response["id"]
+        elif form is ResponseForm.OUTPUT_NULL:
+            response["output"] = None
+        elif form is ResponseForm.ERROR_STATED:
+            response["error"] = "none yet"  # of no type `response.failed` reads
         if terminal is not None and terminal.status == "failed":
             error = {"code": FAILURE_CODE, "message": "The model failed to finish."}
             if terminal.error is ErrorForm.NULL:
@@ -247,6 +251,8 @@ def _item_object(planned: ItemPlan, done: bool, other_identity: bool) -> dict[st
         value = getattr(identity, name)
         if value is not None:
             obj[name] = value + again if name != "namespace" else value
+    if not done:
+        obj.update(dict.fromkeys(planned.added_nulls))  # null: absent (CORE-EVT-7)
     return obj
 
 

@@ -63,6 +63,8 @@ class ResponseForm(Enum):
     NULL_RESPONSE = "null_response"
     NULL_ID = "null_id"
     NO_ID = "no_id"
+    OUTPUT_NULL = "output_null"  # `response.output` null: absent (CORE-EVT-7), never malformed
+    ERROR_STATED = "error_stated"  # a `response.error` before the end, a string: read on `response.failed` only
 
 
 class ErrorForm(Enum):
