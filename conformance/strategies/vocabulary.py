@@ -72,6 +72,8 @@ HOSTED = {
         "response.image_generation_call.partial_image",
     ),
     "file_search_call": ("response.file_search_call.searching", "response.file_search_call.completed"),
+    # The server's agent call: a call id and JSON arguments, and still no client's call (CORE-CALL-9).
+    "multi_agent_call": (),
 }
 # Events a router must answer with `ignored`: unknown, vendor-prefixed (even a routed name
 # behind the prefix), and unrouted types of the routing table.
