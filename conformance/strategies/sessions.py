@@ -69,6 +69,8 @@ _ACKNOWLEDGED: dict[SteerMove, str] = {
     "fail": "response.steer.failed",
 }
 STEER_FAILURE = "steer_not_applicable"
+# What the server says of a steer it accepted and then could not apply: its successor never came.
+SUCCESSOR_FAILURE = "successor_creation_failed"
 WAITING = "waiting_for_required_input"  # a pending steer's reason when the response owes results
 
 
@@ -177,11 +179,18 @@ class _Truth:
         return [{"kind": "steer.requested", "stream_id": lane, "response_id": target, "steer_id": None}]
 
     def acknowledge(
-        self, move: SteerMove, target: str, steer_id: str | None, lane: Lane, waiting: bool = False
+        self,
+        move: SteerMove,
+        target: str,
+        steer_id: str | None,
+        lane: Lane,
+        waiting: bool = False,
+        code: str = STEER_FAILURE,
     ) -> list[Outcome]:
         """An acknowledgement: by steer id once the server gave one, else the oldest requested steer
         of its target (SESSION-STEER-2, -4, -5); none to move: unknown_steer (SESSION-STEER-8). A
-        pending one carries its reason and required input, `waiting` or not (SESSION-STEER-11)."""
+        pending one carries its reason and required input, `waiting` or not (SESSION-STEER-11); a
+        failed one its `code`, whatever it is (SESSION-STEER-5)."""
         refused = self.refused(lane)
         if refused is not None:
             return refused
@@ -191,7 +200,7 @@ class _Truth:
         if move == "accept":
             steer.steer_id = steer_id
         if move == "fail":
-            return [steer.move(move, code=STEER_FAILURE)]
+            return [steer.move(move, code=code)]
         if move == "hold":
             owed = required_input(target) if waiting else []
             return [steer.move(move, reason=WAITING if waiting else None, required_input=owed)]
@@ -269,9 +278,13 @@ class TurnPlan:
     steers: tuple[Ack, ...]  # each steer sent to the turn's response, and how the server answers it
     pipelined: bool = False  # the next turn's request is sent while this one is served
     succeeded: bool = False  # the server continues it on its own (SESSION-TURN-5)
-    warm_up: bool = False  # its request says `generate: false`: a turn like any other (SESSION-TURN-7)
+    # Its request says `generate: false`, with its input, none, or `store: false`: a turn like any
+    # other (SESSION-TURN-7); None: an ordinary request.
+    warm_up: WarmUp | None = None
 
 
+WarmUp = Literal["input", "no_input", "no_store"]
+_WARM_UPS: tuple[WarmUp, ...] = ("input", "no_input", "no_store")
 _ENDINGS: tuple[Ending, ...] = ("completed", "completed", "incomplete", "failed", "error")
 _WORDS = "abcdefgh .,é"
 
@@ -299,7 +312,7 @@ def _turns(c: Choices) -> list[TurnPlan]:
         steers = tuple(c.pick(_ACKS) for _ in range(c.pick((0, 0, 1, 1, 2))))
         succeeded = number + 1 < count and bool(_OWNED.intersection(steers)) and c.chance(2)
         ending: Ending = "incomplete" if succeeded else c.pick(_ENDINGS)
-        warm_up = c.chance(6)
+        warm_up = c.pick(_WARM_UPS) if c.chance(6) else None
         plans.append(TurnPlan(items, ending, steers, c.chance(4), succeeded, warm_up))
     return plans
 
@@ -366,8 +379,12 @@ class _Writer:
         send = None
         if not automatic:
             message: dict[str, Any] = {"type": "response.create", "model": "gpt-5.1", "input": "next"}
-            if plan.warm_up:
+            if plan.warm_up is not None:
                 message["generate"] = False
+                if plan.warm_up == "no_input":
+                    del message["input"]
+                elif plan.warm_up == "no_store":
+                    message["store"] = False
             if self.lane is not None:
                 message["stream_id"] = self.lane
             if previous is not None:
@@ -440,13 +457,18 @@ class _Writer:
             "none": (),
         }
         waiting = ack == "accept_wait"
-        return units + [self._acknowledgement(move, target, named, waiting) for move, named in moves[ack]]
+        code = SUCCESSOR_FAILURE if ack == "accept_fail" else STEER_FAILURE
+        return units + [
+            self._acknowledgement(move, target, named, waiting, code) for move, named in moves[ack]
+        ]
 
-    def _acknowledgement(self, move: SteerMove, target: str, steer_id: str | None, waiting: bool) -> Unit:
+    def _acknowledgement(
+        self, move: SteerMove, target: str, steer_id: str | None, waiting: bool, code: str
+    ) -> Unit:
         lane = self.lane
         return Unit(
-            acknowledgement(move, target, steer_id, lane, waiting),
-            lambda truth: truth.acknowledge(move, target, steer_id, lane, waiting),
+            acknowledgement(move, target, steer_id, lane, waiting, code),
+            lambda truth: truth.acknowledge(move, target, steer_id, lane, waiting, code),
         )
 
 
@@ -459,10 +481,15 @@ def _begin(truth: _Truth, turn: _Turn) -> list[Outcome]:
 
 
 def acknowledgement(
-    move: SteerMove, target: str, steer_id: str | None, lane: Lane, waiting: bool = False
+    move: SteerMove,
+    target: str,
+    steer_id: str | None,
+    lane: Lane,
+    waiting: bool = False,
+    code: str = STEER_FAILURE,
 ) -> dict[str, Any]:
     """The server's acknowledgement of a steer (numbered once the lanes are interleaved); `waiting`:
-    a pending one stating what the response waits for (SESSION-STEER-11)."""
+    a pending one stating what the response waits for (SESSION-STEER-11); `code`: a failure's."""
     steer = (
         {"previous_response_id": target}
         if steer_id is None
@@ -470,7 +497,7 @@ def acknowledgement(
     )
     ack: dict[str, Any] = {"type": _ACKNOWLEDGED[move], "sequence_number": 0, "steer": steer}
     if move == "fail":
-        ack["error"] = {"type": "invalid_request_error", "code": STEER_FAILURE, "message": "Not applied."}
+        ack["error"] = {"type": "invalid_request_error", "code": code, "message": "Not applied."}
     if move == "hold" and waiting:
         ack.update(reason=WAITING, required_input=required_input(target))
     return ack if lane is None else {**ack, "stream_id": lane}
