@@ -74,8 +74,13 @@ def _texts_for(
         drawn = patch(c)
         patches.append(drawn)
         return drawn.text, Verdict(None, drawn.text)
-    said = text(c, 24)
+    said = c.pick(JSON_INPUTS) if c.chance(5) else text(c, 24)
     return said, Verdict(None, said)
+
+
+# Custom inputs that are JSON text, handed over as the text they are (CORE-CALL-16): spaced as no
+# encoder writes it, a quoted string, an array.
+JSON_INPUTS = ('{"a": 1,  "b":[1,2]}', '"quoted input"', "[1, 2]  ")
 
 
 def call(
