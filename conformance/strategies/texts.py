@@ -149,7 +149,7 @@ def argument_text(c: Choices, objects: Objects, schema: bool) -> tuple[str, Verd
     shape = c.pick(_SHAPES)
     if schema and shape in ("deep", "strings"):
         return '{"a": ' + "[" * (MAX_DEPTH + 1), Verdict("too_deep")
-    if shape == "object":
+    if shape == "object" or (schema and shape in ("underflow", "encoded_twice")):
         value, pointer = objects(c)
         return dumps(c, value), Verdict(None, value, pointer)
     if shape == "not_json":
