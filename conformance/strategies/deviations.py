@@ -307,6 +307,8 @@ NOT_EVENTS: tuple[Any, ...] = (
     {},
     {"type": 5},
     {"type": None},
+    {"type": ["response.created"]},  # no string, and no key of a table either
+    {"type": {"name": "response.created"}},
 )
 
 
@@ -318,7 +320,8 @@ def _not_an_event(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -
 @deviation("extra", "CORE-EVT-3", "CORE-EVT-4", "CORE-EVT-5", weight=3)
 def _extra(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -> Placed:
     """An unknown, vendor or unrouted event, perhaps carrying a message's ids and a delta."""
-    return _anywhere(c, body, Extra(event_type=c.pick(EXTRA_TYPES), with_item=c.chance(3)))
+    carries = c.pick((None, None, None, None, "error", "item"))
+    return _anywhere(c, body, Extra(event_type=c.pick(EXTRA_TYPES), with_item=c.chance(3), carries=carries))
 
 
 _SHAPES = tuple(ErrorShape)

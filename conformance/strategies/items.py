@@ -161,7 +161,11 @@ def call(
     )
 
 
-_STATUSES = ("completed",) * 10 + ("incomplete", None, "in_progress")  # only incomplete refuses (CORE-CALL-21)
+_STATUSES = ("completed",) * 10 + (
+    "incomplete",
+    None,
+    "in_progress",
+)  # only incomplete refuses (CORE-CALL-21)
 
 
 def _text_part(c: Choices, channel: Channel, index: int, oversized: bool, wire: bool) -> PartPlan:

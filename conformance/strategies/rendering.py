@@ -114,6 +114,8 @@ class _Writer:
         if step.with_item:
             messages = [planned.item_id for planned in self.plan.items if planned.kind == "message"]
             event.update(item_id=(messages or ["x_1"])[0], output_index=0, content_index=0, delta="{")
+        if step.carries is not None:
+            event[step.carries] = _CARRIED[step.carries]
         return event
 
     def foreign(self, step: Foreign) -> Event:
@@ -211,6 +213,18 @@ _WRITERS: dict[type[Step], Callable[[_Writer, Any], Any]] = {
     Malformed: _Writer.malformed,
     NotAnEvent: _Writer.not_an_event,
     Control: _Writer.control,
+}
+
+
+_CARRIED: dict[str, dict[str, Any]] = {  # what an event of no routed type carries, and changes nothing
+    "error": {"type": "server_error", "code": "server_error", "message": "Not this event's."},
+    "item": {
+        "id": "fc_carried",
+        "type": "function_call",
+        "call_id": "call_carried",
+        "name": "get_weather",
+        "arguments": "{}",
+    },
 }
 
 
