@@ -179,9 +179,11 @@ def _text_part(c: Choices, channel: Channel, index: int, oversized: bool, wire: 
     if wire and c.chance(30):
         said = "a" * c.integer(65_000, 70_000) + said  # past 64 KiB, a common line buffer
     streamed = said
-    variant = c.pick(("same",) * 8 + ("other", "split"))
+    variant = c.pick(("same",) * 8 + ("other", "split", "decomposed"))
     if variant == "other":
         streamed = said + c.pick(["x", " ", "é"])  # the deltas disagree (CORE-TEXT-11)
+    elif variant == "decomposed":  # the same letter, composed in the deltas: still another text
+        streamed, said = said + "\u00e9", said + "e\u0301"
     elif variant == "split":
         said += "😀"
         streamed = split_surrogates(said)  # halves of a pair in two deltas: another text (CORE-TEXT-8)
