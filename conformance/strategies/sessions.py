@@ -320,12 +320,23 @@ def _turns(c: Choices) -> list[TurnPlan]:
 # -- writing a lane's turns ----------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Style:
+    """How a lane's producer writes what the spec reads one way: its events' `stream_id` null (the
+    default lane's, as absent, CORE-EVT-7), and its call ids counted in each turn, so that the
+    lane's turns call the same ids (a call id is its turn's, SESSION-TURN-1)."""
+
+    null_lane: bool = False
+    call_ids_per_turn: bool = False
+
+
 class _Writer:
     """Writes one lane's turns as units, numbering each response's events from 0."""
 
-    def __init__(self, lane: Lane, name: str, forks: str | None) -> None:
+    def __init__(self, lane: Lane, name: str, forks: str | None, style: _Style) -> None:
         self.lane = lane
         self.name = name  # what its ids say: the lane and the connection
+        self.style = style
         self.units: list[Unit] = []
         self.previous = forks  # what the lane's first turn continues: another lane's response, or none
         self.responses: list[str] = []  # its responses, in order
@@ -358,7 +369,7 @@ class _Writer:
 
         def event(body: dict[str, Any]) -> dict[str, Any]:
             head: dict[str, Any] = {"type": body["type"], "sequence_number": next(seq)}
-            if self.lane is not None:
+            if self.lane is not None or self.style.null_lane:
                 head["stream_id"] = self.lane
             return {**head, **{k: v for k, v in body.items() if k != "type"}}
 
@@ -411,7 +422,18 @@ class _Writer:
                 _message(emit, event, done_items, item_id, index, planned.chunks)
             else:
                 last = index == len(plan.items) - 1
-                _call(emit, event, done_items, state, item_id, index, planned.chunks, last and cut_short)
+                call_id = f"call_{index}" if self.style.call_ids_per_turn else f"call_{item_id}"
+                _call(
+                    emit,
+                    event,
+                    done_items,
+                    state,
+                    item_id,
+                    call_id,
+                    index,
+                    planned.chunks,
+                    last and cut_short,
+                )
 
         def ended(truth: _Truth) -> None:
             truth.finish(state, "completed" if plan.ending == "completed" else "terminal")
@@ -545,11 +567,11 @@ def _call(
     done_items: list[Any],
     state: _Turn,
     item_id: str,
+    call_id: str,
     index: int,
     chunks: tuple[str, ...],
     cut_short: bool,
 ) -> None:
-    call_id = f"call_{item_id}"
     text = "".join(chunks)
     added = {
         "id": item_id,
@@ -631,12 +653,13 @@ _MALFORMED_ACKS: tuple[dict[str, Any], ...] = (
 @stray("malformed", "SESSION-STEP-2")
 def _malformed(c: Choices, lanes: Sequence[Lane], responses: Sequence[str]) -> Unit:
     """An entry that is no event, an event whose stream_id is no string, or an acknowledgement
-    that names no target or a steer id that is no string: malformed, with no lane."""
+    that names no target or a steer id that is no string: malformed, with no lane, whatever lane it
+    names (an acknowledgement of a lane not yet named is of an unknown lane, SESSION-LANE-3)."""
     if c.coin():
         return Unit(c.pick(_NOT_ENTRIES), lambda truth: [_lane_error("malformed_event", None)])
-    return Unit(
-        c.pick(_MALFORMED_ACKS), lambda truth: truth.refused(None) or [_lane_error("malformed_event", None)]
-    )
+    ack, lane = c.pick(_MALFORMED_ACKS), c.pick(lanes)
+    ack = ack if lane is None else {**ack, "stream_id": lane}
+    return Unit(ack, lambda truth: truth.refused(lane) or [_lane_error("malformed_event", None)])
 
 
 def _stray_delta(lane: Lane) -> dict[str, Any]:
@@ -742,11 +765,28 @@ def _inject_acknowledgement(c: Choices, lanes: Sequence[Lane], responses: Sequen
     return Unit(event, lambda truth: truth.refused(lane) or [ignored])
 
 
+@stray("unasked_continuation", "SESSION-LANE-4", "SESSION-TURN-5")
+def _unasked_continuation(c: Choices, lanes: Sequence[Lane], responses: Sequence[str]) -> Unit:
+    """A `response.created` of a lane with no turn in flight continuing a response no steer of the
+    server's continues: no request began it, so no turn takes it."""
+    lane = c.pick(lanes)
+    previous = c.pick([*responses, "resp_never"])
+    body = {"id": "resp_unasked", **RESPONSE_STATED, "status": "in_progress", "output": []}
+    event: dict[str, Any] = {
+        "type": "response.created",
+        "response": {**body, "previous_response_id": previous},
+    }
+    event = event if lane is None else {**event, "stream_id": lane}
+    idle = _idle(lane, lambda: [_lane_error("no_response_in_flight", lane)])
+    return Unit(event, lambda truth: None if truth.successor_of(previous) else idle(truth))
+
+
 # How often each stray is drawn, by its name in STRAYS.
 _STRAY_MENU: tuple[str, ...] = (
     ("malformed",) * 2 + ("unknown_lane",) + ("idle_lane_event", "idle_lane_error") * 2
 )
 _STRAY_MENU += ("unknown_acknowledgement", "steer_again") * 2 + ("inject", "inject_acknowledgement")
+_STRAY_MENU += ("unasked_continuation",)
 
 
 # -- the connection's end, and what comes after it -----------------------------------------------
@@ -818,7 +858,8 @@ def _connection(c: Choices, number: int, before: _Drawn | None) -> _Drawn:
     for lane in lanes:
         seen = [r for writer in writers for r in writer.responses if r not in succeeded]
         forks = c.pick(seen) if seen and c.chance(4) else None
-        writer = _Writer(lane, f"{lane or 'default'}{'' if number == 0 else f'_c{number}'}", forks)
+        style = _Style(lane is None and c.chance(3), c.chance(4))
+        writer = _Writer(lane, f"{lane or 'default'}{'' if number == 0 else f'_c{number}'}", forks, style)
         plans = _turns(c)
         writer.write(plans)
         succeeded.update(r for r, plan in zip(writer.responses, plans, strict=True) if plan.succeeded)
