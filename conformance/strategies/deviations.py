@@ -144,6 +144,21 @@ def _late(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -> Placed
     return _extra_delta(c, items, body, found, CallIdField.ABSENT)
 
 
+@deviation("done_after_item", "CORE-TEXT-7", "CORE-ARGS-7")
+def _done_after_item(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -> Placed | None:
+    """A part's `.done` after its item's done item, whether or not the part had one: the item is
+    done, so it is a duplicate either way."""
+    found = [k for k, s in enumerate(body) if _completes(s, items)]
+    if not found:
+        return None
+    k = c.pick(found)
+    done = body[k]
+    assert isinstance(done, Done)
+    item = items[done.item]
+    late = PartDone(item=done.item, part=c.below(len(item.parts)), address=address(c, item, routed=True))
+    return _anywhere(c, body, late, k + 1)
+
+
 def _completes(step: Step, items: Sequence[ItemPlan]) -> bool:
     """A done item that completes its item's parts: not one of another type, which is refused and
     leaves the item open (a delta after it is routed as any other)."""
