@@ -249,6 +249,8 @@ def _item_object(planned: ItemPlan, done: bool, other_identity: bool) -> dict[st
         obj["status"] = "completed" if done else "in_progress"
         if planned.item_type == "mcp_call":
             obj.update(name="lookup", server_label="docs", arguments="{}" if done else "")
+        elif planned.item_type == "program":
+            obj.update(call_id=f"call_program_{planned.position}", code="return await tools.lookup({});")
         elif planned.item_type == "multi_agent_call":
             arguments = '{"agent_name":"researcher","task":"look it up"}'
             obj.update(action="spawn_agent", arguments=arguments, call_id=f"call_agent_{planned.position}")
