@@ -540,7 +540,7 @@ def draw_streams(
 @contextmanager
 def _collection_paused() -> Iterator[None]:
     """The cyclic garbage collector off while it lasts: drawn cases are kept, and each collection
-    it would make while they pile up walks every one drawn so far (a fifth of the drawing)."""
+    it would make while they pile up walks every one drawn so far (about a tenth of the drawing)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
