@@ -345,8 +345,11 @@ def _not_an_event(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -
 @deviation("extra", "CORE-EVT-3", "CORE-EVT-4", "CORE-EVT-5", weight=3)
 def _extra(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -> Placed:
     """An unknown, vendor or unrouted event, perhaps carrying a message's ids and a delta."""
-    carries = c.pick((None, None, None, None, "error", "item"))
+    carries = c.pick(_CARRIES)
     return _anywhere(c, body, Extra(event_type=c.pick(EXTRA_TYPES), with_item=c.chance(3), carries=carries))
+
+
+_CARRIES: tuple[Literal["error", "item"] | None, ...] = (None, None, None, None, "error", "item")
 
 
 _SHAPES = tuple(ErrorShape)

@@ -139,8 +139,8 @@ def _nested(depth: int, inner: str) -> tuple[str, Any]:
     return f'{{"a": {text}}}', {"a": value}
 
 
-_SHAPES = ("object",) * 6 + ("not_json",) * 6 + ("not_object", "not_object", "deep", "deep", "strings")
-_SHAPES += ("underflow", "encoded_twice")
+_SHAPES: tuple[str, ...] = ("object",) * 6 + ("not_json",) * 6 + ("not_object", "not_object", "deep", "deep")
+_SHAPES += ("strings", "underflow", "encoded_twice")
 
 
 def argument_text(c: Choices, objects: Objects, schema: bool) -> tuple[str, Verdict]:
