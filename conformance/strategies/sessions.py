@@ -178,32 +178,25 @@ class _Truth:
         self.steers.append(steer)
         return [{"kind": "steer.requested", "stream_id": lane, "response_id": target, "steer_id": None}]
 
-    def acknowledge(
-        self,
-        move: SteerMove,
-        target: str,
-        steer_id: str | None,
-        lane: Lane,
-        waiting: bool = False,
-        code: str = STEER_FAILURE,
-    ) -> list[Outcome]:
+    def acknowledge(self, ack: Acknowledgement) -> list[Outcome]:
         """An acknowledgement: by steer id once the server gave one, else the oldest requested steer
         of its target (SESSION-STEER-2, -4, -5); none to move: unknown_steer (SESSION-STEER-8). A
-        pending one carries its reason and required input, `waiting` or not (SESSION-STEER-11); a
-        failed one its `code`, whatever it is (SESSION-STEER-5)."""
-        refused = self.refused(lane)
+        pending one carries its reason and required input, waiting or not (SESSION-STEER-11); a
+        failed one its code, whatever it is (SESSION-STEER-5)."""
+        move = ack.move
+        refused = self.refused(ack.lane)
         if refused is not None:
             return refused
-        steer = self.acknowledged(move, target, steer_id)
+        steer = self.acknowledged(move, ack.target, ack.steer_id)
         if steer is None:
-            return [_lane_error("unknown_steer", lane)]
+            return [_lane_error("unknown_steer", ack.lane)]
         if move == "accept":
-            steer.steer_id = steer_id
+            steer.steer_id = ack.steer_id
         if move == "fail":
-            return [steer.move(move, code=code)]
+            return [steer.move(move, code=ack.code)]
         if move == "hold":
-            owed = required_input(target) if waiting else []
-            return [steer.move(move, reason=WAITING if waiting else None, required_input=owed)]
+            owed = required_input(ack.target) if ack.waiting else []
+            return [steer.move(move, reason=WAITING if ack.waiting else None, required_input=owed)]
         return [steer.move(move)]
 
     def acknowledged(self, move: SteerMove, target: str, steer_id: str | None) -> _Steer | None:
@@ -481,17 +474,13 @@ class _Writer:
         waiting = ack == "accept_wait"
         code = SUCCESSOR_FAILURE if ack == "accept_fail" else STEER_FAILURE
         return units + [
-            self._acknowledgement(move, target, named, waiting, code) for move, named in moves[ack]
+            _acknowledged(Acknowledgement(move, target, named, self.lane, waiting, code))
+            for move, named in moves[ack]
         ]
 
-    def _acknowledgement(
-        self, move: SteerMove, target: str, steer_id: str | None, waiting: bool, code: str
-    ) -> Unit:
-        lane = self.lane
-        return Unit(
-            acknowledgement(move, target, steer_id, lane, waiting, code),
-            lambda truth: truth.acknowledge(move, target, steer_id, lane, waiting, code),
-        )
+
+def _acknowledged(ack: Acknowledgement) -> Unit:
+    return Unit(ack.event(), lambda truth: truth.acknowledge(ack))
 
 
 def _begin(truth: _Truth, turn: _Turn) -> list[Outcome]:
@@ -502,27 +491,33 @@ def _begin(truth: _Truth, turn: _Turn) -> list[Outcome]:
     return []
 
 
-def acknowledgement(
-    move: SteerMove,
-    target: str,
-    steer_id: str | None,
-    lane: Lane,
-    waiting: bool = False,
-    code: str = STEER_FAILURE,
-) -> dict[str, Any]:
-    """The server's acknowledgement of a steer (numbered once the lanes are interleaved); `waiting`:
-    a pending one stating what the response waits for (SESSION-STEER-11); `code`: a failure's."""
-    steer = (
-        {"previous_response_id": target}
-        if steer_id is None
-        else {"id": steer_id, "previous_response_id": target}
-    )
-    ack: dict[str, Any] = {"type": _ACKNOWLEDGED[move], "sequence_number": 0, "steer": steer}
-    if move == "fail":
-        ack["error"] = {"type": "invalid_request_error", "code": code, "message": "Not applied."}
-    if move == "hold" and waiting:
-        ack.update(reason=WAITING, required_input=required_input(target))
-    return ack if lane is None else {**ack, "stream_id": lane}
+@dataclass(frozen=True)
+class Acknowledgement:
+    """The server's acknowledgement of a steer: its move, the response it names, the steer id it
+    states, its lane; `waiting`: a pending one stating what the response waits for
+    (SESSION-STEER-11); `code`: a failure's."""
+
+    move: SteerMove
+    target: str
+    steer_id: str | None
+    lane: Lane
+    waiting: bool = False
+    code: str = STEER_FAILURE
+
+    def event(self) -> dict[str, Any]:
+        """The event (numbered once the lanes are interleaved)."""
+        target, steer_id = self.target, self.steer_id
+        steer = (
+            {"previous_response_id": target}
+            if steer_id is None
+            else {"id": steer_id, "previous_response_id": target}
+        )
+        ack: dict[str, Any] = {"type": _ACKNOWLEDGED[self.move], "sequence_number": 0, "steer": steer}
+        if self.move == "fail":
+            ack["error"] = {"type": "invalid_request_error", "code": self.code, "message": "Not applied."}
+        if self.move == "hold" and self.waiting:
+            ack.update(reason=WAITING, required_input=required_input(target))
+        return ack if self.lane is None else {**ack, "stream_id": self.lane}
 
 
 Emit = Callable[..., None]
@@ -719,12 +714,14 @@ def _unknown_acknowledgement(c: Choices, lanes: Sequence[Lane], responses: Seque
         else c.pick(["steer_never", *(f"steer_{r[5:]}_0" for r in responses)])
     )
 
+    ack = Acknowledgement(move, target, steer_id, None)
+
     def effect(truth: _Truth) -> list[Outcome] | None:
         if truth.connected and truth.acknowledged(move, target, steer_id) is not None:
             return None  # it would move a steer the plan has plans for
-        return truth.acknowledge(move, target, steer_id, None)
+        return truth.acknowledge(ack)
 
-    return Unit(acknowledgement(move, target, steer_id, None), effect)
+    return Unit(ack.event(), effect)
 
 
 @stray("steer_again", "SESSION-STEER-7")
