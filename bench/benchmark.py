@@ -598,6 +598,7 @@ def fuzz_cost(repeats: int, cases: int = FUZZ_CASES) -> dict[str, Any]:
         "judge_seconds": judging,
         "route_seconds": routing,
         "streams_per_second": _rate(cases, statistics.median(fuzzing)),
+        "rate": paired([cases] * len(fuzzing), fuzzing),  # streams a second in each repeat
         "drawn_per_second": _rate(cases, statistics.median(drawing)),
         "judged_per_second": _rate(cases, statistics.median(judging)),
         "fuzz_over_route": paired(fuzzing, routing),
@@ -763,7 +764,8 @@ def table(result: dict[str, Any]) -> str:
         "",
         f"The fuzzer (`streamroute fuzz` without shrinking), {fuzzed['cases']} generated cases of "
         f"{', '.join(fuzzed['sources'])}, drawn and judged against the reference: "
-        f"{_eps(fuzzed['streams_per_second'])} generated streams a second (drawing "
+        f"{_eps(fuzzed['streams_per_second'])} generated streams a second ({_eps(fuzzed['rate']['min'])} to "
+        f"{_eps(fuzzed['rate']['max'])} in a repeat; drawing "
         f"{_eps(fuzzed['drawn_per_second'])} a second, judging {_eps(fuzzed['judged_per_second'])}); "
         f"drawing costs {_spread(fuzzed['draw_over_judge'])} times judging, and a case "
         f"{_spread(fuzzed['fuzz_over_route'], 1)} times the reference routing it by itself.",

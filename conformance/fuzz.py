@@ -32,11 +32,13 @@ from __future__ import annotations
 
 import base64
 import functools
+import gc
 import hashlib
 import itertools
 import json
 import random
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -451,14 +453,16 @@ def _assumed_options(events: Sequence[Any], profile: str) -> dict[str, str]:
 
 @dataclass
 class Case:
-    """A generated case, and its vector at each tool call point, made once however often it runs."""
+    """A generated case, and its vector at each tool call point, made once however often it runs;
+    `vector_id` names the vector (None: the case's digest, which costs a pass over its events)."""
 
     generated: Generated
+    vector_id: str | None = None
     vectors: dict[ToolCallPoint, Vector] = field(default_factory=dict)
 
     def vector(self, point: ToolCallPoint) -> Vector:
         if point not in self.vectors:
-            data = _vector_data(self.generated, point, None, "", (CANONICAL_POINT, point))
+            data = _vector_data(self.generated, point, self.vector_id, "", (CANONICAL_POINT, point))
             self.vectors[point] = Vector(Path("<generated>"), data)
         return self.vectors[point]
 
@@ -514,24 +518,43 @@ def draw_streams(
 ) -> list[Case]:
     """`examples` distinct cases, the sources in turn, without running anything: the same for the
     same seed, whatever the install (drivers.py). Case i of the seed is what source `i` modulo
-    their number draws from `case_bytes(seed, i)`, as Hypothesis would draw it from them; a case
-    drawn before is drawn again and left out. `shard`: only the cases of that shard of the seed."""
+    their number draws from `case_bytes(seed, i)`, as Hypothesis would draw it from them, and its
+    vector is `fuzz/seed-S-case-i`; a case of decisions drawn before (the same source, the same bytes read)
+    is the same case, and left out. `shard`: only the cases of that shard of the seed."""
     base = _base(seed)
     generators = [generate for _, generate in sources.generators(max_items)]
-    drawn: dict[str, Case] = {}
-    for index in itertools.islice(shard.indexes(), examples * _TRIES):
-        if len(drawn) == examples:
-            break
-        case = _decoded(generators[index % len(generators)], case_bytes(base, index))
-        if case is not None:
-            drawn.setdefault(case.digest, Case(case))
+    drawn: dict[tuple[int, bytes], Case] = {}
+    with _collection_paused():
+        for index in itertools.islice(shard.indexes(), examples * _TRIES):
+            if len(drawn) == examples:
+                break
+            source = index % len(generators)
+            decisions = Decoded(case_bytes(base, index))
+            case = _decoded(generators[source], decisions)
+            if case is not None:
+                key = (source, decisions.data[: decisions.index])
+                drawn.setdefault(key, Case(case, f"{FUZZ_PREFIX}/seed-{base}-case-{index}"))
     return list(drawn.values())
 
 
-def _decoded(generate: Generator, data: bytes) -> Generated | None:
-    """The case `data` draws, decoded as Hypothesis decodes it (strategies/choices.py), or None."""
+@contextmanager
+def _collection_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while it lasts: drawn cases are kept, and each collection
+    it would make while they pile up walks every one drawn so far (about a tenth of the drawing)."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        return generate(Decoded(data))
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _decoded(generate: Generator, decisions: Decoded) -> Generated | None:
+    """The case the decisions draw, decoded as Hypothesis decodes them (strategies/choices.py), or
+    None when they run out."""
+    try:
+        return generate(decisions)
     except Overrun:
         return None
 
@@ -628,7 +651,7 @@ def fuzz(
         if len(search.verdicts) == examples:
             break
         data = case_bytes(base, index)
-        failed = _decoded(generators[index % len(generators)][1], data)
+        failed = _decoded(generators[index % len(generators)][1], Decoded(data))
         if failed is None or search.verdict(failed) is None:
             failed = None
             continue

@@ -127,6 +127,10 @@ def test_the_command_prints_the_tables_and_writes_json(
             fuzzed["draw_seconds"], fuzzed["judge_seconds"], fuzzed["route_seconds"], strict=True
         )
     ]
+    assert fuzzed["rate"]["per_repeat"] == [
+        fuzzed["cases"] / (draw + judge)
+        for draw, judge in zip(fuzzed["draw_seconds"], fuzzed["judge_seconds"], strict=True)
+    ]
     assert "generated streams a second" in printed
     assert ("Within 3x: yes" in printed) is suite["within_target"]
     plugin = result["plugin"]

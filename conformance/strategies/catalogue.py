@@ -130,10 +130,12 @@ def _input(c: Choices, tool_type: str) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def _previews(c: Choices, item: dict[str, Any], output_index: int, disagree: bool) -> list[_Planned]:
     """The preview events of an apply_patch or shell call, as tool.arguments.delta (CORE-CALLTYPE-6);
-    `disagree`: they preview another text than the done item states, which changes nothing."""
+    `disagree`: they preview another text than the done item states, and their `.done` may state
+    another than their deltas, which changes nothing: previews are never compared."""
     planned: list[_Planned] = []
     item_id = item["id"]
     other = "\n+previewed only" if disagree else ""
+    done_other = " (done)" if disagree and c.coin() else ""
     if item["type"] == "apply_patch_call" and "diff" in item["operation"]:
         address = {"item_id": item_id, "output_index": output_index}
         previewed = item["operation"]["diff"] + other
@@ -141,7 +143,7 @@ def _previews(c: Choices, item: dict[str, Any], output_index: int, disagree: boo
             event = {"type": "response.apply_patch_call_operation_diff.delta", **address, "delta": piece}
             planned.append((event, [{"kind": "tool.arguments.delta", "item_id": item_id, "delta": piece}]))
         done = {"type": "response.apply_patch_call_operation_diff.done", **address}
-        planned.append(({**done, "diff": previewed}, []))
+        planned.append(({**done, "diff": previewed + done_other}, []))
     if item["type"] == "shell_call":
         for index, stated in enumerate(item["action"]["commands"]):
             command = stated + other
@@ -153,7 +155,8 @@ def _previews(c: Choices, item: dict[str, Any], output_index: int, disagree: boo
             for piece in rest:
                 delta = {"type": "response.shell_call_command.delta", **address, "delta": piece}
                 planned.append((delta, [{**shown, "delta": piece}]))
-            planned.append(({"type": "response.shell_call_command.done", **address, "command": command}, []))
+            done = {"type": "response.shell_call_command.done", **address, "command": command + done_other}
+            planned.append((done, []))
     return planned
 
 
@@ -186,10 +189,15 @@ def _catalogue_call(
         done["status"] = fault.value
         outcome = refused
     elif fault in (CallFault.NO_INPUT, CallFault.UNNAMED):  # CORE-CALLTYPE-10
-        for name in stated if fault is CallFault.NO_INPUT else ():
-            if name != "pending_safety_checks":
-                done.pop(name)
+        missing = [name for name in stated if name != "pending_safety_checks"]
+        if tool_type == "mcp_approval" and c.coin():  # its arguments, or its server, alone
+            missing = [c.pick(missing)]
+        for name in missing if fault is CallFault.NO_INPUT else ():
+            done.pop(name)
         outcome = refused
+    elif fault is CallFault.BAD_SHAPE and "pending_safety_checks" in stated:  # CORE-CALLTYPE-7
+        done["pending_safety_checks"] = "none"  # not an array: the checks cannot be read
+        outcome = {**refused, "code": "invalid_arguments"}
     elif fault is CallFault.BAD_SHAPE:  # CORE-CALLTYPE-7
         name, value = _BAD_SHAPES[tool_type]
         done = {key: value for key, value in done.items() if key not in ("action", "actions")} | {name: value}

@@ -107,6 +107,9 @@ def cited(ids: Sequence[str]) -> tuple[list[str], str]:
     return defined, max((known[i] for i in defined), key=LEVEL_RANK.__getitem__, default="MUST")
 
 
+_NULLS = (ResponseForm.NULL_RESPONSE, ResponseForm.NULL_ID, ResponseForm.OUTPUT_NULL)
+
+
 def _stated(step: Step) -> Iterator[str]:
     """The requirements what a step leaves out or states as null shows (a malformed copy's own)."""
     if isinstance(step, Malformed):
@@ -132,10 +135,15 @@ def _stated(step: Step) -> Iterator[str]:
             yield "CORE-ITEM-9"
     if Stated.NULL in nulls:
         yield "CORE-EVT-7"
-    if isinstance(step, Lifecycle) and step.response in (ResponseForm.NULL_RESPONSE, ResponseForm.NULL_ID):
+    if isinstance(step, Lifecycle) and step.response in _NULLS:
         yield "CORE-EVT-7"
+    if isinstance(step, Lifecycle) and step.response is ResponseForm.ERROR_STATED:
+        yield "CORE-LIFE-3"
     if isinstance(step, Terminal) and step.status == "failed" and step.error is not ErrorForm.STATED:
         yield "CORE-EVT-7"
+
+
+_LABELLED = {"phase": "CORE-TEXT-9", "agent": "CORE-TEXT-12"}  # a message's labels
 
 
 def spec_ids(
@@ -172,6 +180,7 @@ def spec_ids(
             ids.append("CORE-CALL-21" if item.status != "incomplete" else "CORE-CALL-5")
         restated = item.added.call_id is not None and item.done.call_id not in (None, item.added.call_id)
         ids += ["CORE-CALL-17", "CORE-CALL-19"] if item.is_call and restated else []
+        ids += [_LABELLED[name] for name, _ in item.labels]
     timed = any(step.at_ms is not None for step in steps)
     ids += ["CUSTOM-TIME-1"] if timed and stream.profile == "custom-tools" else []
     if stream.profile == "execution" and any(o.get("code") == "call_retracted" for o in outcomes):

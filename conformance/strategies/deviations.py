@@ -113,7 +113,7 @@ def _done_of(step: Step, item: int) -> bool:
     return isinstance(step, Done) and step.item == item
 
 
-@deviation("duplicate", "CORE-ITEM-5", "CORE-ITEM-14", "CORE-TEXT-7", "CORE-ARGS-7", weight=3)
+@deviation("duplicate", "CORE-ITEM-5", "CORE-ITEM-14", "CORE-TEXT-7", "CORE-ARGS-7", "CORE-EVT-8", weight=3)
 def _duplicate(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -> Placed | None:
     """A second announcement, done item or `.done` (the first stands); an announcement of a call
     may state other ids, a `.done` another text."""
@@ -126,7 +126,17 @@ def _duplicate(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -> P
         again = replace(again, other_identity=True)
     if isinstance(again, PartDone) and c.coin():
         again = replace(again, text=_other_text(c, items[again.item]) or None)
-    return _anywhere(c, body, again, k + 1)
+    return _malformed_now_and_then(c, items, _anywhere(c, body, again, k + 1))
+
+
+def _malformed_now_and_then(c: Choices, items: Sequence[ItemPlan], placed: Placed | None) -> Placed | None:
+    """The step placed, or one time in five its malformed copy: an event for a finished item is
+    checked before it is found late or repeated (CORE-EVT-8)."""
+    if placed is None or not c.chance(5):
+        return placed
+    step = placed.step
+    item = items[step.item] if isinstance(step, (Added, Done, Delta, PartDone)) else None
+    return Placed(placed.at, malformed(c, step, item))
 
 
 def _other_text(c: Choices, item: ItemPlan) -> str:
@@ -136,12 +146,27 @@ def _other_text(c: Choices, item: ItemPlan) -> str:
     return text(c)
 
 
-@deviation("late", "CORE-TEXT-6", "CORE-ARGS-4", weight=3)
+@deviation("late", "CORE-TEXT-6", "CORE-ARGS-4", "CORE-EVT-8", weight=3)
 def _late(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -> Placed | None:
     """A delta after its part's `.done` or its item's done item; at a text's `.done`, perhaps as a
     refusal delta, another channel of the same content part."""
     found = [k for k, s in enumerate(body) if _completes(s, items) or routed_done(s, items)]
-    return _extra_delta(c, items, body, found, CallIdField.ABSENT)
+    return _malformed_now_and_then(c, items, _extra_delta(c, items, body, found, CallIdField.ABSENT))
+
+
+@deviation("done_after_item", "CORE-TEXT-7", "CORE-ARGS-7")
+def _done_after_item(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -> Placed | None:
+    """A part's `.done` after its item's done item, whether or not the part had one: the item is
+    done, so it is a duplicate either way."""
+    found = [k for k, s in enumerate(body) if _completes(s, items)]
+    if not found:
+        return None
+    k = c.pick(found)
+    done = body[k]
+    assert isinstance(done, Done)
+    item = items[done.item]
+    late = PartDone(item=done.item, part=c.below(len(item.parts)), address=address(c, item, routed=True))
+    return _anywhere(c, body, late, k + 1)
 
 
 def _completes(step: Step, items: Sequence[ItemPlan]) -> bool:
@@ -307,6 +332,8 @@ NOT_EVENTS: tuple[Any, ...] = (
     {},
     {"type": 5},
     {"type": None},
+    {"type": ["response.created"]},  # no string, and no key of a table either
+    {"type": {"name": "response.created"}},
 )
 
 
@@ -318,7 +345,11 @@ def _not_an_event(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -
 @deviation("extra", "CORE-EVT-3", "CORE-EVT-4", "CORE-EVT-5", weight=3)
 def _extra(c: Choices, items: Sequence[ItemPlan], body: Sequence[Step]) -> Placed:
     """An unknown, vendor or unrouted event, perhaps carrying a message's ids and a delta."""
-    return _anywhere(c, body, Extra(event_type=c.pick(EXTRA_TYPES), with_item=c.chance(3)))
+    carries = c.pick(_CARRIES)
+    return _anywhere(c, body, Extra(event_type=c.pick(EXTRA_TYPES), with_item=c.chance(3), carries=carries))
+
+
+_CARRIES: tuple[Literal["error", "item"] | None, ...] = (None, None, None, None, "error", "item")
 
 
 _SHAPES = tuple(ErrorShape)

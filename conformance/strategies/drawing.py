@@ -32,7 +32,7 @@ from .steps import (
     Terminal,
 )
 from .tools import catalogue, custom_tools, execution_tools
-from .vocabulary import TOOLS, ConsumerKind, EndStatus, ItemKind, Profile, TerminalStatus
+from .vocabulary import PROGRAMMATIC_TOOL, TOOLS, ConsumerKind, EndStatus, ItemKind, Profile, TerminalStatus
 
 T = TypeVar("T")
 
@@ -129,6 +129,8 @@ def draw_plan(c: Choices, profile: Profile = "core", max_items: int = 5) -> Stre
         steps = _controls(c, items, steps)
     if profile == "custom-tools" or stream.chance(10):
         steps = _timed(stream, steps)
+    if any(item.item_type == "program" for item in items):  # the request declares the tool its items need
+        tools = (*tools, PROGRAMMATIC_TOOL)
     numbering = stream.pick(_NUMBERINGS)
     return StreamPlan(
         profile,

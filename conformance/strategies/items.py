@@ -74,8 +74,13 @@ def _texts_for(
         drawn = patch(c)
         patches.append(drawn)
         return drawn.text, Verdict(None, drawn.text)
-    said = text(c, 24)
+    said = c.pick(JSON_INPUTS) if c.chance(5) else text(c, 24)
     return said, Verdict(None, said)
+
+
+# Custom inputs that are JSON text, handed over as the text they are (CORE-CALL-16): spaced as no
+# encoder writes it, a quoted string, an array.
+JSON_INPUTS = ('{"a": 1,  "b":[1,2]}', '"quoted input"', "[1, 2]  ")
 
 
 def call(
@@ -134,7 +139,10 @@ def call(
         done = replace(done, call_id=added.call_id + "_other")
     elif contradicted == "name" and added.name is not None:
         done = replace(done, name=added.name + "_other")
-    status = c.pick(("completed",) * 10 + ("incomplete", None))
+    # What the done item alone states, the announcement may state as null: absent (CORE-EVT-7).
+    unstated = [n for n in ("call_id", "name") if getattr(added, n) is None and getattr(done, n) is not None]
+    nulls = tuple(unstated) if unstated and c.coin() else ()
+    status = c.pick(_STATUSES)
     done_type = "message" if c.chance(41) else None
     return ItemPlan(
         kind,
@@ -149,7 +157,15 @@ def call(
         status,
         done_type,
         tuple(verdicts),
+        added_nulls=nulls,
     )
+
+
+_STATUSES = ("completed",) * 10 + (
+    "incomplete",
+    None,
+    "in_progress",
+)  # only incomplete refuses (CORE-CALL-21)
 
 
 def _text_part(c: Choices, channel: Channel, index: int, oversized: bool, wire: bool) -> PartPlan:
@@ -163,9 +179,11 @@ def _text_part(c: Choices, channel: Channel, index: int, oversized: bool, wire: 
     if wire and c.chance(30):
         said = "a" * c.integer(65_000, 70_000) + said  # past 64 KiB, a common line buffer
     streamed = said
-    variant = c.pick(("same",) * 8 + ("other", "split"))
+    variant = c.pick(("same",) * 8 + ("other", "split", "decomposed"))
     if variant == "other":
         streamed = said + c.pick(["x", " ", "é"])  # the deltas disagree (CORE-TEXT-11)
+    elif variant == "decomposed":  # the same letter, composed in the deltas: still another text
+        streamed, said = said + "\u00e9", said + "e\u0301"
     elif variant == "split":
         said += "😀"
         streamed = split_surrogates(said)  # halves of a pair in two deltas: another text (CORE-TEXT-8)
@@ -201,12 +219,27 @@ def item(
             _text_part(c, channel, index, oversized and index == 0 and channel == "text", wire)
             for index, channel in enumerate(channels)
         )
-        return ItemPlan("message", position, output_index, "message", parts)
+        return ItemPlan("message", position, output_index, "message", parts, labels=_labels(c))
     if kind == "reasoning":
         part = _text_part(c, c.pick(_REASONING), 0, False, wire)
         return ItemPlan("reasoning", position, output_index, "reasoning", (part,))
     hosted = c.pick(sorted(HOSTED))
     return ItemPlan("hosted", position, output_index, hosted, (), Identity(None, "lookup", None))
+
+
+_PHASES = ("commentary", "final_answer", "commentary", None, 7)  # a null or a number labels nothing
+_AGENTS = ({"agent_name": "researcher"}, {"agent_name": "writer"}, "researcher", {"name": "writer"}, None)
+
+
+def _labels(c: Choices) -> tuple[tuple[str, object], ...]:
+    """A message's labels: a `phase` (CORE-TEXT-9) one time in three, an `agent` (CORE-TEXT-12) one
+    time in four, now and then of a shape that labels nothing."""
+    labels: list[tuple[str, object]] = []
+    if c.chance(3):
+        labels.append(("phase", c.pick(_PHASES)))
+    if c.chance(4):
+        labels.append(("agent", c.pick(_AGENTS)))
+    return tuple(labels)
 
 
 @dataclass(frozen=True)

@@ -186,6 +186,11 @@ class _Item:
     stated: str | None = None  # the text of its arguments `.done`
     call: CallState = "PENDING"
 
+    @property
+    def labels(self) -> dict[str, str]:
+        """What its text outcomes carry of the labels its announcement states (CORE-TEXT-9, -12)."""
+        return self.plan.label_fields
+
     def move(self, move: ItemMove) -> None:
         self.state = _move(ITEM_MOVES, self.state, move)
 
@@ -459,6 +464,7 @@ class Machine:
                 "output_index": item.output_index,  # its item's, whatever the event states (CORE-ITEM-16)
                 "content_index": part.index,
                 "delta": delta,
+                **item.labels,  # CORE-TEXT-9, CORE-TEXT-12
             }
         ]  # CORE-TEXT-1
         held = item.parts.setdefault(part.index, _Part())
@@ -527,6 +533,7 @@ class Machine:
                     "item_id": item.plan.item_id,
                     "content_index": part.index,
                     "text": text,
+                    **item.labels,
                 },
             ]
         if item.arguments.state == "DONE":  # CORE-ARGS-7

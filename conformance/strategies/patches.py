@@ -32,6 +32,7 @@ _FAULTS: tuple[PatchFault | None, ...] = (None,) * 7 + (
     PatchFault.BAD_UPDATE,
     PatchFault.EMPTY_UPDATE,
     PatchFault.NO_END,
+    PatchFault.NO_END,
     PatchFault.AFTER_END,
     PatchFault.AFTER_END,
 )

@@ -83,6 +83,21 @@ class ItemPlan:
     status: str | None = "completed"  # the done item's status; None: absent
     done_type: str | None = None  # the done item's type when it is not the announced one (CORE-ITEM-4)
     verdicts: tuple[tuple[str, Verdict], ...] = ()  # calls: the meaning of each complete text
+    added_nulls: tuple[str, ...] = ()  # calls: the identity fields its announcement states as null
+    # A message's `phase` and `agent` members, as its announcements state them (CORE-TEXT-9, -12).
+    labels: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label_fields(self) -> dict[str, str]:
+        """What its text outcomes carry of its labels: a string `phase`, and the string
+        `agent_name` of an `agent` object; a label of any other shape carries nothing."""
+        fields: dict[str, str] = {}
+        for name, value in self.labels:
+            if name == "agent":
+                value = value.get("agent_name") if isinstance(value, dict) else None
+            if isinstance(value, str):
+                fields[name] = value
+        return fields
 
     @property
     def item_id(self) -> str:

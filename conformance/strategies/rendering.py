@@ -72,6 +72,10 @@ class _Writer:
             response["id"] = None
         elif form is ResponseForm.NO_ID:
             del response["id"]
+        elif form is ResponseForm.OUTPUT_NULL:
+            response["output"] = None
+        elif form is ResponseForm.ERROR_STATED:
+            response["error"] = "none yet"  # of no type `response.failed` reads
         if terminal is not None and terminal.status == "failed":
             error = {"code": FAILURE_CODE, "message": "The model failed to finish."}
             if terminal.error is ErrorForm.NULL:
@@ -110,6 +114,8 @@ class _Writer:
         if step.with_item:
             messages = [planned.item_id for planned in self.plan.items if planned.kind == "message"]
             event.update(item_id=(messages or ["x_1"])[0], output_index=0, content_index=0, delta="{")
+        if step.carries is not None:
+            event[step.carries] = _CARRIED[step.carries]
         return event
 
     def foreign(self, step: Foreign) -> Event:
@@ -210,6 +216,18 @@ _WRITERS: dict[type[Step], Callable[[_Writer, Any], Any]] = {
 }
 
 
+_CARRIED: dict[str, dict[str, Any]] = {  # what an event of no routed type carries, and changes nothing
+    "error": {"type": "server_error", "code": "server_error", "message": "Not this event's."},
+    "item": {
+        "id": "fc_carried",
+        "type": "function_call",
+        "call_id": "call_carried",
+        "name": "get_weather",
+        "arguments": "{}",
+    },
+}
+
+
 def _item_object(planned: ItemPlan, done: bool, other_identity: bool) -> dict[str, Any]:
     obj: dict[str, Any] = {"id": planned.item_id, "type": planned.item_type}
     if planned.kind == "message":
@@ -223,6 +241,7 @@ def _item_object(planned: ItemPlan, done: bool, other_identity: bool) -> dict[st
             "role": "assistant",
             "status": "completed" if done else "in_progress",
             "content": texts if done else [],
+            **dict(planned.labels),
         }
     if planned.kind == "reasoning":
         return {**obj, "summary": [{"type": "summary_text", "text": planned.parts[0].stated}] if done else []}
@@ -230,6 +249,11 @@ def _item_object(planned: ItemPlan, done: bool, other_identity: bool) -> dict[st
         obj["status"] = "completed" if done else "in_progress"
         if planned.item_type == "mcp_call":
             obj.update(name="lookup", server_label="docs", arguments="{}" if done else "")
+        elif planned.item_type == "program":
+            obj.update(call_id=f"call_program_{planned.position}", code="return await tools.lookup({});")
+        elif planned.item_type == "multi_agent_call":
+            arguments = '{"agent_name":"researcher","task":"look it up"}'
+            obj.update(action="spawn_agent", arguments=arguments, call_id=f"call_agent_{planned.position}")
         return obj
     identity = planned.done if done else planned.added
     if done:
@@ -246,6 +270,8 @@ def _item_object(planned: ItemPlan, done: bool, other_identity: bool) -> dict[st
         value = getattr(identity, name)
         if value is not None:
             obj[name] = value + again if name != "namespace" else value
+    if not done:
+        obj.update(dict.fromkeys(planned.added_nulls))  # null: absent (CORE-EVT-7)
     return obj
 
 
@@ -403,8 +429,8 @@ def restyled(events: list[Any], agent: bool, float_indexes: bool) -> list[Any]:
             event = dict(event)
             if agent:
                 event["agent"] = AGENT_NAME
-                if isinstance(event.get("item"), dict):
-                    event["item"] = {**event["item"], "agent": AGENT_NAME}
+                if isinstance(event.get("item"), dict):  # an item's own agent stands
+                    event["item"] = {"agent": AGENT_NAME, **event["item"]}
             if float_indexes:
                 event.update((k, float(event[k])) for k in _INDEXES if type(event.get(k)) is int)
         styled.append(event)

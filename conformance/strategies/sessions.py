@@ -69,6 +69,8 @@ _ACKNOWLEDGED: dict[SteerMove, str] = {
     "fail": "response.steer.failed",
 }
 STEER_FAILURE = "steer_not_applicable"
+# What the server says of a steer it accepted and then could not apply: its successor never came.
+SUCCESSOR_FAILURE = "successor_creation_failed"
 WAITING = "waiting_for_required_input"  # a pending steer's reason when the response owes results
 
 
@@ -176,25 +178,25 @@ class _Truth:
         self.steers.append(steer)
         return [{"kind": "steer.requested", "stream_id": lane, "response_id": target, "steer_id": None}]
 
-    def acknowledge(
-        self, move: SteerMove, target: str, steer_id: str | None, lane: Lane, waiting: bool = False
-    ) -> list[Outcome]:
+    def acknowledge(self, ack: Acknowledgement) -> list[Outcome]:
         """An acknowledgement: by steer id once the server gave one, else the oldest requested steer
         of its target (SESSION-STEER-2, -4, -5); none to move: unknown_steer (SESSION-STEER-8). A
-        pending one carries its reason and required input, `waiting` or not (SESSION-STEER-11)."""
-        refused = self.refused(lane)
+        pending one carries its reason and required input, waiting or not (SESSION-STEER-11); a
+        failed one its code, whatever it is (SESSION-STEER-5)."""
+        move = ack.move
+        refused = self.refused(ack.lane)
         if refused is not None:
             return refused
-        steer = self.acknowledged(move, target, steer_id)
+        steer = self.acknowledged(move, ack.target, ack.steer_id)
         if steer is None:
-            return [_lane_error("unknown_steer", lane)]
+            return [_lane_error("unknown_steer", ack.lane)]
         if move == "accept":
-            steer.steer_id = steer_id
+            steer.steer_id = ack.steer_id
         if move == "fail":
-            return [steer.move(move, code=STEER_FAILURE)]
+            return [steer.move(move, code=ack.code)]
         if move == "hold":
-            owed = required_input(target) if waiting else []
-            return [steer.move(move, reason=WAITING if waiting else None, required_input=owed)]
+            owed = required_input(ack.target) if ack.waiting else []
+            return [steer.move(move, reason=WAITING if ack.waiting else None, required_input=owed)]
         return [steer.move(move)]
 
     def acknowledged(self, move: SteerMove, target: str, steer_id: str | None) -> _Steer | None:
@@ -269,9 +271,13 @@ class TurnPlan:
     steers: tuple[Ack, ...]  # each steer sent to the turn's response, and how the server answers it
     pipelined: bool = False  # the next turn's request is sent while this one is served
     succeeded: bool = False  # the server continues it on its own (SESSION-TURN-5)
-    warm_up: bool = False  # its request says `generate: false`: a turn like any other (SESSION-TURN-7)
+    # Its request says `generate: false`, with its input, none, or `store: false`: a turn like any
+    # other (SESSION-TURN-7); None: an ordinary request.
+    warm_up: WarmUp | None = None
 
 
+WarmUp = Literal["input", "no_input", "no_store"]
+_WARM_UPS: tuple[WarmUp, ...] = ("input", "no_input", "no_store")
 _ENDINGS: tuple[Ending, ...] = ("completed", "completed", "incomplete", "failed", "error")
 _WORDS = "abcdefgh .,é"
 
@@ -299,7 +305,7 @@ def _turns(c: Choices) -> list[TurnPlan]:
         steers = tuple(c.pick(_ACKS) for _ in range(c.pick((0, 0, 1, 1, 2))))
         succeeded = number + 1 < count and bool(_OWNED.intersection(steers)) and c.chance(2)
         ending: Ending = "incomplete" if succeeded else c.pick(_ENDINGS)
-        warm_up = c.chance(6)
+        warm_up = c.pick(_WARM_UPS) if c.chance(6) else None
         plans.append(TurnPlan(items, ending, steers, c.chance(4), succeeded, warm_up))
     return plans
 
@@ -307,12 +313,23 @@ def _turns(c: Choices) -> list[TurnPlan]:
 # -- writing a lane's turns ----------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Style:
+    """How a lane's producer writes what the spec reads one way: its events' `stream_id` null (the
+    default lane's, as absent, CORE-EVT-7), and its call ids counted in each turn, so that the
+    lane's turns call the same ids (a call id is its turn's, SESSION-TURN-1)."""
+
+    null_lane: bool = False
+    call_ids_per_turn: bool = False
+
+
 class _Writer:
     """Writes one lane's turns as units, numbering each response's events from 0."""
 
-    def __init__(self, lane: Lane, name: str, forks: str | None) -> None:
+    def __init__(self, lane: Lane, name: str, forks: str | None, style: _Style) -> None:
         self.lane = lane
         self.name = name  # what its ids say: the lane and the connection
+        self.style = style
         self.units: list[Unit] = []
         self.previous = forks  # what the lane's first turn continues: another lane's response, or none
         self.responses: list[str] = []  # its responses, in order
@@ -345,7 +362,7 @@ class _Writer:
 
         def event(body: dict[str, Any]) -> dict[str, Any]:
             head: dict[str, Any] = {"type": body["type"], "sequence_number": next(seq)}
-            if self.lane is not None:
+            if self.lane is not None or self.style.null_lane:
                 head["stream_id"] = self.lane
             return {**head, **{k: v for k, v in body.items() if k != "type"}}
 
@@ -366,8 +383,12 @@ class _Writer:
         send = None
         if not automatic:
             message: dict[str, Any] = {"type": "response.create", "model": "gpt-5.1", "input": "next"}
-            if plan.warm_up:
+            if plan.warm_up is not None:
                 message["generate"] = False
+                if plan.warm_up == "no_input":
+                    del message["input"]
+                elif plan.warm_up == "no_store":
+                    message["store"] = False
             if self.lane is not None:
                 message["stream_id"] = self.lane
             if previous is not None:
@@ -394,7 +415,18 @@ class _Writer:
                 _message(emit, event, done_items, item_id, index, planned.chunks)
             else:
                 last = index == len(plan.items) - 1
-                _call(emit, event, done_items, state, item_id, index, planned.chunks, last and cut_short)
+                call_id = f"call_{index}" if self.style.call_ids_per_turn else f"call_{item_id}"
+                _call(
+                    emit,
+                    event,
+                    done_items,
+                    state,
+                    item_id,
+                    call_id,
+                    index,
+                    planned.chunks,
+                    last and cut_short,
+                )
 
         def ended(truth: _Truth) -> None:
             truth.finish(state, "completed" if plan.ending == "completed" else "terminal")
@@ -440,14 +472,15 @@ class _Writer:
             "none": (),
         }
         waiting = ack == "accept_wait"
-        return units + [self._acknowledgement(move, target, named, waiting) for move, named in moves[ack]]
+        code = SUCCESSOR_FAILURE if ack == "accept_fail" else STEER_FAILURE
+        return units + [
+            _acknowledged(Acknowledgement(move, target, named, self.lane, waiting, code))
+            for move, named in moves[ack]
+        ]
 
-    def _acknowledgement(self, move: SteerMove, target: str, steer_id: str | None, waiting: bool) -> Unit:
-        lane = self.lane
-        return Unit(
-            acknowledgement(move, target, steer_id, lane, waiting),
-            lambda truth: truth.acknowledge(move, target, steer_id, lane, waiting),
-        )
+
+def _acknowledged(ack: Acknowledgement) -> Unit:
+    return Unit(ack.event(), lambda truth: truth.acknowledge(ack))
 
 
 def _begin(truth: _Truth, turn: _Turn) -> list[Outcome]:
@@ -458,22 +491,33 @@ def _begin(truth: _Truth, turn: _Turn) -> list[Outcome]:
     return []
 
 
-def acknowledgement(
-    move: SteerMove, target: str, steer_id: str | None, lane: Lane, waiting: bool = False
-) -> dict[str, Any]:
-    """The server's acknowledgement of a steer (numbered once the lanes are interleaved); `waiting`:
-    a pending one stating what the response waits for (SESSION-STEER-11)."""
-    steer = (
-        {"previous_response_id": target}
-        if steer_id is None
-        else {"id": steer_id, "previous_response_id": target}
-    )
-    ack: dict[str, Any] = {"type": _ACKNOWLEDGED[move], "sequence_number": 0, "steer": steer}
-    if move == "fail":
-        ack["error"] = {"type": "invalid_request_error", "code": STEER_FAILURE, "message": "Not applied."}
-    if move == "hold" and waiting:
-        ack.update(reason=WAITING, required_input=required_input(target))
-    return ack if lane is None else {**ack, "stream_id": lane}
+@dataclass(frozen=True)
+class Acknowledgement:
+    """The server's acknowledgement of a steer: its move, the response it names, the steer id it
+    states, its lane; `waiting`: a pending one stating what the response waits for
+    (SESSION-STEER-11); `code`: a failure's."""
+
+    move: SteerMove
+    target: str
+    steer_id: str | None
+    lane: Lane
+    waiting: bool = False
+    code: str = STEER_FAILURE
+
+    def event(self) -> dict[str, Any]:
+        """The event (numbered once the lanes are interleaved)."""
+        target, steer_id = self.target, self.steer_id
+        steer = (
+            {"previous_response_id": target}
+            if steer_id is None
+            else {"id": steer_id, "previous_response_id": target}
+        )
+        ack: dict[str, Any] = {"type": _ACKNOWLEDGED[self.move], "sequence_number": 0, "steer": steer}
+        if self.move == "fail":
+            ack["error"] = {"type": "invalid_request_error", "code": self.code, "message": "Not applied."}
+        if self.move == "hold" and self.waiting:
+            ack.update(reason=WAITING, required_input=required_input(target))
+        return ack if self.lane is None else {**ack, "stream_id": self.lane}
 
 
 Emit = Callable[..., None]
@@ -518,11 +562,11 @@ def _call(
     done_items: list[Any],
     state: _Turn,
     item_id: str,
+    call_id: str,
     index: int,
     chunks: tuple[str, ...],
     cut_short: bool,
 ) -> None:
-    call_id = f"call_{item_id}"
     text = "".join(chunks)
     added = {
         "id": item_id,
@@ -604,12 +648,13 @@ _MALFORMED_ACKS: tuple[dict[str, Any], ...] = (
 @stray("malformed", "SESSION-STEP-2")
 def _malformed(c: Choices, lanes: Sequence[Lane], responses: Sequence[str]) -> Unit:
     """An entry that is no event, an event whose stream_id is no string, or an acknowledgement
-    that names no target or a steer id that is no string: malformed, with no lane."""
+    that names no target or a steer id that is no string: malformed, with no lane, whatever lane it
+    names (an acknowledgement of a lane not yet named is of an unknown lane, SESSION-LANE-3)."""
     if c.coin():
         return Unit(c.pick(_NOT_ENTRIES), lambda truth: [_lane_error("malformed_event", None)])
-    return Unit(
-        c.pick(_MALFORMED_ACKS), lambda truth: truth.refused(None) or [_lane_error("malformed_event", None)]
-    )
+    ack, lane = c.pick(_MALFORMED_ACKS), c.pick(lanes)
+    ack = ack if lane is None else {**ack, "stream_id": lane}
+    return Unit(ack, lambda truth: truth.refused(lane) or [_lane_error("malformed_event", None)])
 
 
 def _stray_delta(lane: Lane) -> dict[str, Any]:
@@ -669,12 +714,14 @@ def _unknown_acknowledgement(c: Choices, lanes: Sequence[Lane], responses: Seque
         else c.pick(["steer_never", *(f"steer_{r[5:]}_0" for r in responses)])
     )
 
+    ack = Acknowledgement(move, target, steer_id, None)
+
     def effect(truth: _Truth) -> list[Outcome] | None:
         if truth.connected and truth.acknowledged(move, target, steer_id) is not None:
             return None  # it would move a steer the plan has plans for
-        return truth.acknowledge(move, target, steer_id, None)
+        return truth.acknowledge(ack)
 
-    return Unit(acknowledgement(move, target, steer_id, None), effect)
+    return Unit(ack.event(), effect)
 
 
 @stray("steer_again", "SESSION-STEER-7")
@@ -715,11 +762,28 @@ def _inject_acknowledgement(c: Choices, lanes: Sequence[Lane], responses: Sequen
     return Unit(event, lambda truth: truth.refused(lane) or [ignored])
 
 
+@stray("unasked_continuation", "SESSION-LANE-4", "SESSION-TURN-5")
+def _unasked_continuation(c: Choices, lanes: Sequence[Lane], responses: Sequence[str]) -> Unit:
+    """A `response.created` of a lane with no turn in flight continuing a response no steer of the
+    server's continues: no request began it, so no turn takes it."""
+    lane = c.pick(lanes)
+    previous = c.pick([*responses, "resp_never"])
+    body = {"id": "resp_unasked", **RESPONSE_STATED, "status": "in_progress", "output": []}
+    event: dict[str, Any] = {
+        "type": "response.created",
+        "response": {**body, "previous_response_id": previous},
+    }
+    event = event if lane is None else {**event, "stream_id": lane}
+    idle = _idle(lane, lambda: [_lane_error("no_response_in_flight", lane)])
+    return Unit(event, lambda truth: None if truth.successor_of(previous) else idle(truth))
+
+
 # How often each stray is drawn, by its name in STRAYS.
 _STRAY_MENU: tuple[str, ...] = (
     ("malformed",) * 2 + ("unknown_lane",) + ("idle_lane_event", "idle_lane_error") * 2
 )
 _STRAY_MENU += ("unknown_acknowledgement", "steer_again") * 2 + ("inject", "inject_acknowledgement")
+_STRAY_MENU += ("unasked_continuation",)
 
 
 # -- the connection's end, and what comes after it -----------------------------------------------
@@ -791,7 +855,8 @@ def _connection(c: Choices, number: int, before: _Drawn | None) -> _Drawn:
     for lane in lanes:
         seen = [r for writer in writers for r in writer.responses if r not in succeeded]
         forks = c.pick(seen) if seen and c.chance(4) else None
-        writer = _Writer(lane, f"{lane or 'default'}{'' if number == 0 else f'_c{number}'}", forks)
+        style = _Style(lane is None and c.chance(3), c.chance(4))
+        writer = _Writer(lane, f"{lane or 'default'}{'' if number == 0 else f'_c{number}'}", forks, style)
         plans = _turns(c)
         writer.write(plans)
         succeeded.update(r for r, plan in zip(writer.responses, plans, strict=True) if plan.succeeded)

@@ -63,6 +63,10 @@ class ResponseForm(Enum):
     NULL_RESPONSE = "null_response"
     NULL_ID = "null_id"
     NO_ID = "no_id"
+    OUTPUT_NULL = "output_null"  # `response.output` null: absent (CORE-EVT-7), never malformed
+    ERROR_STATED = (
+        "error_stated"  # a `response.error` before the end, a string: read on `response.failed` only
+    )
 
 
 class ErrorForm(Enum):
@@ -252,10 +256,12 @@ class Mismatch(ItemStep):
 @dataclass(frozen=True, kw_only=True)
 class Extra(Step):
     """An unknown, vendor or unrouted event (CORE-EVT-3, -4, -5); `with_item`: carrying the ids
-    and delta of a message's text."""
+    and delta of a message's text; `carries`: an `error` or an `item` member, which only the
+    events of those names mean (PROD-EVT-2)."""
 
     event_type: str
     with_item: bool = False
+    carries: Literal["error", "item"] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

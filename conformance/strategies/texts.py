@@ -117,6 +117,12 @@ LEFT_TO_THE_PARSER: tuple[tuple[str, ...], ...] = (
 )
 NOT_JSON = NOT_JSON_ANYWHERE + LEFT_TO_THE_PARSER
 NOT_OBJECTS = ("[]", "[1, 2]", '"text"', "5", "-1.5", "null", "true", " [] ")
+# Arguments a parser reads in one way only, which a careless one reads otherwise: a number too small
+# for a binary64 is 0 (RFC 8259 section 6 leaves only the large ones to the parser).
+UNDERFLOWS: tuple[tuple[str, Any], ...] = (
+    ('{"n": 1e-999}', {"n": 0.0}),
+    ('{"n": [5e-324, -1e-400]}', {"n": [5e-324, -0.0]}),
+)
 
 Objects = Callable[[Choices], tuple[Any, "str | None"]]  # an object and where it fails a schema
 
@@ -133,7 +139,8 @@ def _nested(depth: int, inner: str) -> tuple[str, Any]:
     return f'{{"a": {text}}}', {"a": value}
 
 
-_SHAPES = ("object",) * 6 + ("not_json",) * 6 + ("not_object", "not_object", "deep", "deep", "strings")
+_SHAPES: tuple[str, ...] = ("object",) * 6 + ("not_json",) * 6 + ("not_object", "not_object", "deep", "deep")
+_SHAPES += ("strings", "underflow", "encoded_twice")
 
 
 def argument_text(c: Choices, objects: Objects, schema: bool) -> tuple[str, Verdict]:
@@ -142,7 +149,7 @@ def argument_text(c: Choices, objects: Objects, schema: bool) -> tuple[str, Verd
     shape = c.pick(_SHAPES)
     if schema and shape in ("deep", "strings"):
         return '{"a": ' + "[" * (MAX_DEPTH + 1), Verdict("too_deep")
-    if shape == "object":
+    if shape == "object" or (schema and shape in ("underflow", "encoded_twice")):
         value, pointer = objects(c)
         return dumps(c, value), Verdict(None, value, pointer)
     if shape == "not_json":
@@ -150,6 +157,11 @@ def argument_text(c: Choices, objects: Objects, schema: bool) -> tuple[str, Verd
         return c.pick(group), Verdict("invalid_json", parser_decides=group in LEFT_TO_THE_PARSER)
     if shape == "not_object":
         return c.pick(NOT_OBJECTS), Verdict("invalid_arguments")
+    if shape == "encoded_twice":  # a string holding an object's JSON text is a string, no object
+        return json.dumps(dumps(c, objects(c)[0])), Verdict("invalid_arguments")
+    if shape == "underflow":
+        written, value = c.pick(UNDERFLOWS)
+        return written, Verdict(None, value)
     if shape == "strings":  # brackets inside strings do not nest (CORE-LIMIT-2)
         value = {"a": "[" * c.integer(130, 300), "b": "{"}
         return json.dumps(value), Verdict(None, value)

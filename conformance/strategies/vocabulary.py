@@ -72,7 +72,12 @@ HOSTED = {
         "response.image_generation_call.partial_image",
     ),
     "file_search_call": ("response.file_search_call.searching", "response.file_search_call.completed"),
+    # The server's agent call: a call id and JSON arguments, and still no client's call (CORE-CALL-9).
+    "multi_agent_call": (),
+    # Programmatic tool calling's program: code the server runs, sent to a request that declares it.
+    "program": (),
 }
+PROGRAMMATIC_TOOL = {"type": "programmatic_tool_calling"}
 # Events a router must answer with `ignored`: unknown, vendor-prefixed (even a routed name
 # behind the prefix), and unrouted types of the routing table.
 UNKNOWN_TYPES = ("response.future_feature.delta", "response.output_text.delta.v2", "ping")
