@@ -165,6 +165,19 @@ def _tool(item: str | None, context: Context) -> Mapping[str, Any] | None:
     return next((t for t in context.tools if (t.get("name"), t.get("namespace")) == key), None)
 
 
+def _first_call_of_its_tool(difference: Difference, context: Context) -> bool:
+    """The difference's item is the first item the stream announces for its tool: no call of the
+    same tool came before it to leave its consumer in some state (CUSTOM-CAT-1)."""
+    item = item_of(difference)
+    events = (e for e in context.events or () if isinstance(e, dict) and isinstance(e.get("item"), dict))
+    announced = [e["item"] for e in events if e.get("type") == "response.output_item.added"]
+    mine = next((a for a in announced if a.get("id") == item), None)
+    if mine is None:
+        return False
+    key = (mine.get("name"), mine.get("namespace"))
+    return next(a for a in announced if (a.get("name"), a.get("namespace")) == key) is mine
+
+
 def _of_subject(name: str, test: str, difference: Difference, context: Context) -> bool:
     """`has PATH` (present and not null), `PATH is TYPE`, `PATH is SUBJECT PATH` (an equal JSON
     value), `PATH = VALUE` (a glob of the string, or of the JSON text of another value;
@@ -474,6 +487,23 @@ def _previewed_at_finish_only(difference: Difference, context: Context) -> bool:
     )
 
 
+def _shown_at_finish_only(difference: Difference, context: Context) -> bool:
+    """The implementation's consumer showed the difference's item something, a preview, its
+    finish or its rejection, and only at the events that finish its input (a patch consumer that
+    parses the whole patch at its end, CUSTOM-CAT-6)."""
+    events = context.events or ()
+    shown = [
+        p
+        for p in context.produced
+        if p.get("item_id") == item_of(difference)
+        and (_previews(p) or (p.get("kind") == "tool.error" and p.get("code") == "consumer_rejected"))
+    ]
+    return bool(shown) and all(
+        isinstance(p["at"], int) and p["at"] < len(events) and event_type(events[p["at"]]) in _FINISHING
+        for p in shown
+    )
+
+
 def _rejected_instead(difference: Difference, context: Context) -> bool:
     """The consumer rejected the call of the difference's item, which the vector expects not."""
     call = _subject("call", difference, context) or {}
@@ -577,6 +607,8 @@ _NAMED: dict[str, Callable[[Difference, Context], bool]] = {
     "item unpreviewed": _unpreviewed,
     "item previewed before": _previewed_before,
     "item previewed at its finish only": _previewed_at_finish_only,
+    "item shown at its finish only": _shown_at_finish_only,
+    "first call of its tool": _first_call_of_its_tool,
     "item rejected instead": _rejected_instead,
     "no consumer seen": _no_consumer_seen,
     "no finish seen": _no_finish_seen,
