@@ -31,6 +31,7 @@ from .steps import (
     Step,
     Terminal,
 )
+from .texts import json_value
 from .tools import catalogue, custom_tools, execution_tools
 from .vocabulary import PROGRAMMATIC_TOOL, TOOLS, ConsumerKind, EndStatus, ItemKind, Profile, TerminalStatus
 
@@ -204,7 +205,7 @@ def _after_terminal(c: Choices, body: Sequence[Step], terminal: Step) -> list[St
 _ACTIONS: tuple[ControlAction, ...] = (
     (ControlAction.APPROVE,) * 3 + (ControlAction.DENY,) + (ControlAction.CANCEL,) * 2
 )
-_ACTIONS += (ControlAction.AUDIT,) + (ControlAction.RESTART,) * 3
+_ACTIONS += (ControlAction.AUDIT,) + (ControlAction.RESTART,) * 3 + (ControlAction.TOOL_ENDS,) * 2
 
 
 def _controls(c: Choices, items: Sequence[ItemPlan], steps: list[Step]) -> list[Step]:
@@ -218,9 +219,12 @@ def _controls(c: Choices, items: Sequence[ItemPlan], steps: list[Step]) -> list[
         done = [k for k, s in enumerate(steps) if call and isinstance(s, Done) and s.item == call.position]
         at = done[0] + 1 if done and not details.chance(3) else details.integer(1, len(steps))
         call_id = None
-        if action in (ControlAction.APPROVE, ControlAction.DENY):
+        if action in (ControlAction.APPROVE, ControlAction.DENY, ControlAction.TOOL_ENDS):
             call_id = (call.added.call_id or call.done.call_id) if call else "call_unknown"
         control = Control(action=action, call_id=call_id)
+        if action is ControlAction.TOOL_ENDS:  # the tool returned, or failed (EXEC-RUN-4)
+            ends = {"fails": "the tool failed late"} if details.chance(3) else {"result": json_value(details)}
+            control = Control(action=action, call_id=call_id, **ends)
         if action is ControlAction.RESTART and details.coin():  # the stream replayed from its first event
             steps[at:at] = [control, *(s for s in steps[:at] if not isinstance(s, Control))]
         elif action is ControlAction.CANCEL and details.chance(3):  # then the next response (EXEC-CANCEL-4)

@@ -3,7 +3,8 @@
 `Executor` adds to a router's outcomes what a conforming executor does with
 them (EXEC-FLOW-1): each `tool.call` is checked (allow-list, argument schema,
 permission), made ready, run or held for approval; a retraction cancels its call;
-control steps approve, deny, cancel, restart and audit. Its ledger of records,
+control steps approve, deny, cancel, restart and audit, and a running tool's
+report of its end (`tool_ends`, EXEC-RUN-4). Its ledger of records,
 one per call id, is durable across restarts (EXEC-RESTART-*); a restated call id
 moves its record, which both ids find from then on (EXEC-ONCE-3).
 """
@@ -137,10 +138,14 @@ class Executor:
         tool = self.tools[(record.call.get("namespace"), record.call["name"])]
         if tool.behaviour == "fails":
             return outcomes + self._move(record, "FAILED", "tool.failed", code="tool_failed")
-        if tool.behaviour == "result":
-            record.result = tool.result
-            return outcomes + self._move(record, "TOOL_SUCCEEDED", "tool.succeeded", result=tool.result)
+        if tool.behaviour in ("result", "returns_input"):  # EXEC-RUN-1: given the call's input
+            given = record.call.get("arguments", record.call.get("input"))
+            return outcomes + self._succeed(record, tool.result if tool.behaviour == "result" else given)
         return outcomes
+
+    def _succeed(self, record: _Record, result: Any) -> list[Outcome]:
+        record.result = result
+        return self._move(record, "TOOL_SUCCEEDED", "tool.succeeded", result=result)
 
     def control(self, step: Control) -> list[Outcome]:
         action = step.action
@@ -164,6 +169,13 @@ class Executor:
                     self.turn[record.call["call_id"]] = None
                     outcomes.append(record.outcome("tool.ready", requires_approval=True))
             return outcomes
+        if action is ControlAction.TOOL_ENDS:  # EXEC-RUN-4; a call no longer running: EXEC-STATE-3
+            running = self.record(step.call_id)
+            if running is None or running.state != "TOOL_RUNNING":
+                return []
+            if step.fails is not None:
+                return self._move(running, "FAILED", "tool.failed", code="tool_failed")
+            return self._succeed(running, step.result)
         awaiting = self.record(step.call_id)
         if (
             awaiting is None or awaiting.state != "TOOL_READY" or not awaiting.requires_approval

@@ -114,7 +114,7 @@ def channel_type(item: ItemPlan, part: PartPlan, done: bool) -> str:
     return (DONE_TYPES if done else DELTA_TYPES)[channel]
 
 
-Behaviour = Literal["result", "fails", "pending"]
+Behaviour = Literal["result", "fails", "pending", "returns_input"]
 
 
 @dataclass(frozen=True)
@@ -147,6 +147,8 @@ class ExecutionTool:
             tool["fails"] = "the tool failed"
         elif self.behaviour == "pending":
             tool["pending"] = True
+        elif self.behaviour == "returns_input":
+            tool["returns_input"] = True
         else:
             tool["result"] = self.result
         return tool

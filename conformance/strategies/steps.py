@@ -142,6 +142,7 @@ class ControlAction(Enum):
     CANCEL = "cancel"
     AUDIT = "audit"
     RESTART = "restart"
+    TOOL_ENDS = "tool_ends"  # a tool that went on running reports its end (EXEC-RUN-4)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -292,8 +293,14 @@ class Control(Step):
     """A control step of an execution vector, for the executor, never an event."""
 
     action: ControlAction
-    call_id: str | None = None  # approve and deny: the call they answer
+    call_id: str | None = None  # approve, deny and tool_ends: the call they answer
+    result: Any = None  # tool_ends: what the tool returned, unless it `fails`
+    fails: str | None = None  # tool_ends: the message the tool failed with
 
     def entry(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"control": self.action.value}
-        return entry if self.call_id is None else {**entry, "call_id": self.call_id}
+        if self.call_id is not None:
+            entry["call_id"] = self.call_id
+        if self.action is ControlAction.TOOL_ENDS:
+            entry.update({"fails": self.fails} if self.fails is not None else {"result": self.result})
+        return entry

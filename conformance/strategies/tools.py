@@ -125,7 +125,15 @@ _EXECUTION_TOOLS = (
     ("ops", "deploy", "function"),
     (None, "run_sql", "custom"),
 )
-_BEHAVIOURS: tuple[Behaviour, ...] = ("result", "result", "result", "fails", "pending", "pending")
+_BEHAVIOURS: tuple[Behaviour, ...] = (
+    "result",
+    "result",
+    "result",
+    "fails",
+    "pending",
+    "pending",
+    "returns_input",
+)
 
 
 def execution_tools(c: Choices) -> tuple[ExecutionTool, ...]:
