@@ -193,6 +193,8 @@ def spec_ids(
         ids += ["EXEC-RESTART-1", "EXEC-RESTART-3", "EXEC-RESTART-4", "EXEC-RESTART-5", "EXEC-APPROVE-3"]
     ids += ["EXEC-APPROVE-1"] if controls & {ControlAction.APPROVE, ControlAction.DENY} else []
     ids += ["EXEC-RUN-4", "EXEC-STATE-3"] if ControlAction.TOOL_ENDS in controls else []
+    released = any(isinstance(step, Control) and step.tools is not None for step in steps)
+    ids += ["EXEC-RESTART-6"] if released else []
     if stream.wire is not None:
         kinds = {record.kind for record in stream.wire.records}
         ids += ["SSE-DATA-3", "SSE-DATA-5"] if RecordKind.DONE in kinds else []

@@ -127,7 +127,7 @@ def draw_plan(c: Choices, profile: Profile = "core", max_items: int = 5) -> Stre
     if profile == "execution":
         executing = execution_tools(c.seeded())
         tools = tuple(tool.declared() for tool in executing)
-        steps = _controls(c, items, steps)
+        steps = _controls(c, items, steps, executing)
     if profile == "custom-tools" or stream.chance(10):
         steps = _timed(stream, steps)
     if any(item.item_type == "program" for item in items):  # the request declares the tool its items need
@@ -208,14 +208,24 @@ _ACTIONS: tuple[ControlAction, ...] = (
 _ACTIONS += (ControlAction.AUDIT,) + (ControlAction.RESTART,) * 3 + (ControlAction.TOOL_ENDS,) * 2
 
 
-def _controls(c: Choices, items: Sequence[ItemPlan], steps: list[Step]) -> list[Step]:
+def _controls(
+    c: Choices, items: Sequence[ItemPlan], steps: list[Step], tools: Sequence[ExecutionTool]
+) -> list[Step]:
     """Control steps among the events (spec/execution.md section 11), most often just after a call
-    is complete; a restart replays the stream or goes on."""
+    is complete; a restart replays the stream or goes on, perhaps as a release that withdrew a
+    tool; a tool's end most often names a call of a tool that goes on running."""
     calls = [planned for planned in items if planned.added.call_id or planned.done.call_id]
+    pending = {(tool.namespace, tool.name) for tool in tools if tool.behaviour == "pending"}
+    running = [
+        p
+        for p in calls
+        if (p.added.namespace, p.added.name) in pending or (p.done.namespace, p.done.name) in pending
+    ]
     for _ in range(c.pick([1, 2, 2, 3, 3, 4, 5, 6])):
         action = c.pick(_ACTIONS)
         details = c.seeded()
-        call = details.pick(calls) if calls and not details.chance(5) else None
+        among = running if action is ControlAction.TOOL_ENDS and running and not details.chance(4) else calls
+        call = details.pick(among) if among and not details.chance(5) else None
         done = [k for k, s in enumerate(steps) if call and isinstance(s, Done) and s.item == call.position]
         at = done[0] + 1 if done and not details.chance(3) else details.integer(1, len(steps))
         call_id = None
@@ -225,6 +235,10 @@ def _controls(c: Choices, items: Sequence[ItemPlan], steps: list[Step]) -> list[
         if action is ControlAction.TOOL_ENDS:  # the tool returned, or failed (EXEC-RUN-4)
             ends = {"fails": "the tool failed late"} if details.chance(3) else {"result": json_value(details)}
             control = Control(action=action, call_id=call_id, **ends)
+        elif action is ControlAction.RESTART and tools and details.chance(3):  # EXEC-RESTART-6
+            withdrawn = details.integer(0, len(tools) - 1)
+            release = tuple(replace(t, allow=False) if k == withdrawn else t for k, t in enumerate(tools))
+            control = Control(action=action, tools=release)
         if action is ControlAction.RESTART and details.coin():  # the stream replayed from its first event
             steps[at:at] = [control, *(s for s in steps[:at] if not isinstance(s, Control))]
         elif action is ControlAction.CANCEL and details.chance(3):  # then the next response (EXEC-CANCEL-4)

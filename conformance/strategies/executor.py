@@ -133,9 +133,11 @@ class Executor:
 
     def _start(self, record: _Record) -> list[Outcome]:
         """EXEC-RUN-1: the tool runs, and returns, fails, or goes on (EXEC-RUN-2)."""
+        tool = self.tools.get((record.call.get("namespace"), record.call["name"]))
+        if tool is None or not tool.allow:  # EXEC-RESTART-6: a release that withdrew the tool
+            return self._move(record, "FAILED", "tool.rejected", code="unknown_tool")
         record.started = True
         outcomes = self._move(record, "TOOL_RUNNING", "tool.started")
-        tool = self.tools[(record.call.get("namespace"), record.call["name"])]
         if tool.behaviour == "fails":
             return outcomes + self._move(record, "FAILED", "tool.failed", code="tool_failed")
         if tool.behaviour in ("result", "returns_input"):  # EXEC-RUN-1: given the call's input
@@ -159,8 +161,10 @@ class Executor:
             return outcomes
         if action is ControlAction.AUDIT:  # EXEC-AUDIT-2
             return [_audit(record) for record in self.ledger.values()]
-        if action is ControlAction.RESTART:  # EXEC-RESTART-1 .. -4
+        if action is ControlAction.RESTART:  # EXEC-RESTART-1 .. -4, -6
             self._new_turn()
+            if step.tools is not None:
+                self.tools = {(tool.namespace, tool.name): tool for tool in step.tools}
             outcomes = []
             for record in self.ledger.values():
                 if record.state == "TOOL_RUNNING":

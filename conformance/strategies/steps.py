@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .vocabulary import TerminalStatus
+
+if TYPE_CHECKING:
+    from .plans import ExecutionTool
 
 
 class Stated(Enum):
@@ -296,6 +299,7 @@ class Control(Step):
     call_id: str | None = None  # approve, deny and tool_ends: the call they answer
     result: Any = None  # tool_ends: what the tool returned, unless it `fails`
     fails: str | None = None  # tool_ends: the message the tool failed with
+    tools: tuple[ExecutionTool, ...] | None = None  # restart: the tools of the new release
 
     def entry(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"control": self.action.value}
@@ -303,4 +307,6 @@ class Control(Step):
             entry["call_id"] = self.call_id
         if self.action is ControlAction.TOOL_ENDS:
             entry.update({"fails": self.fails} if self.fails is not None else {"result": self.result})
+        if self.tools is not None:
+            entry["tools"] = [tool.declared() for tool in self.tools]
         return entry
