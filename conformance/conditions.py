@@ -472,36 +472,35 @@ def _previewed_before(difference: Difference, context: Context) -> bool:
 _FINISHING = ("response.custom_tool_call_input.done", "response.output_item.done")
 
 
+def _only_at_finishing(outcomes: list[Mapping[str, Any]], context: Context) -> bool:
+    """There are outcomes, each from an event that finishes a call's input."""
+    events = context.events or ()
+    return bool(outcomes) and all(
+        isinstance(p["at"], int) and p["at"] < len(events) and event_type(events[p["at"]]) in _FINISHING
+        for p in outcomes
+    )
+
+
 def _previewed_at_finish_only(difference: Difference, context: Context) -> bool:
     """The implementation previewed the difference's item, only at the events that finish its
     input (a patch consumer that waits for the whole patch, CUSTOM-CAT-6)."""
-    events = context.events or ()
-    updates = [
-        p
-        for p in context.produced
-        if p.get("kind") == "diff.update" and p.get("item_id") == item_of(difference)
-    ]
-    return bool(updates) and all(
-        isinstance(p["at"], int) and p["at"] < len(events) and event_type(events[p["at"]]) in _FINISHING
-        for p in updates
-    )
+    item = item_of(difference)
+    updates = [p for p in context.produced if p.get("kind") == "diff.update" and p.get("item_id") == item]
+    return _only_at_finishing(updates, context)
 
 
 def _shown_at_finish_only(difference: Difference, context: Context) -> bool:
     """The implementation's consumer showed the difference's item something, a preview, its
     finish or its rejection, and only at the events that finish its input (a patch consumer that
     parses the whole patch at its end, CUSTOM-CAT-6)."""
-    events = context.events or ()
+    item = item_of(difference)
     shown = [
         p
         for p in context.produced
-        if p.get("item_id") == item_of(difference)
+        if p.get("item_id") == item
         and (_previews(p) or (p.get("kind") == "tool.error" and p.get("code") == "consumer_rejected"))
     ]
-    return bool(shown) and all(
-        isinstance(p["at"], int) and p["at"] < len(events) and event_type(events[p["at"]]) in _FINISHING
-        for p in shown
-    )
+    return _only_at_finishing(shown, context)
 
 
 def _rejected_instead(difference: Difference, context: Context) -> bool:

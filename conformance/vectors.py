@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
+from streamroute.wire.session import is_step
 
 from .limits import MAX_JSON_DEPTH, MAX_VECTOR_EXPANDED, MAX_VECTOR_FILE_BYTES, TOO_DEEP, extent, loads
 from .schemas import VECTOR, first_error, json_pointer, schema
@@ -444,7 +445,7 @@ def _tool_schema_problem(data: dict[str, Any]) -> str | None:
     tool as it builds it, so no run could be judged. A restart step declares tools too."""
     declared = [(f"tools/{i}", tool) for i, tool in enumerate(data["tools"])]
     for index, step in enumerate(data.get("events", [])):
-        if isinstance(step, dict) and "control" in step and "type" not in step:
+        if is_step(step):
             declared += [(f"events/{index}/tools/{i}", tool) for i, tool in enumerate(step.get("tools", []))]
     for where, tool in declared:
         for field in ("parameters", "permitted"):

@@ -542,6 +542,16 @@ class ReportAfterInterruptTaken(Execution):
     executor = _ReportOverwritesInterrupted
 
 
+class _ReportOverwritesReady(_ReportOverwrites):
+    ended = frozenset({"TOOL_READY"})
+
+
+class ReportOfAnUnstartedCallTaken(Execution):
+    """Takes a tool's report for a call still awaiting approval: the call ends without being run."""
+
+    executor = _ReportOverwritesReady
+
+
 class _ReportOverwritesEnded(_ReportOverwrites):
     ended = frozenset({"TOOL_SUCCEEDED", "FAILED"})
 
@@ -2388,6 +2398,7 @@ MUTANTS = [
     mutant(AllowListCheckedOnlyWhenReady, "exec.allow-list-checked-only-when-ready", "EXEC-RESTART-6"),
     mutant(WithdrawnToolCallCancelled, "exec.withdrawn-tool-call-cancelled", "EXEC-RESTART-6"),
     mutant(WithdrawnToolNotPermitted, "exec.withdrawn-tool-not-permitted", "EXEC-RESTART-6"),
+    mutant(ReportOfAnUnstartedCallTaken, "exec.report-of-an-unstarted-call-taken", "EXEC-RUN-4"),
     mutant(ReportAfterCancelTaken, "exec.report-after-cancel-taken", "EXEC-STATE-3"),
     mutant(ReportAfterInterruptTaken, "exec.report-after-interrupt-taken", "EXEC-STATE-3"),
     mutant(SecondReportTaken, "exec.second-report-taken", "EXEC-STATE-3"),
