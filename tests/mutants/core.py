@@ -295,7 +295,7 @@ class DoneItemTrustedAfterArgumentsDone(_LibraryDesign):
         if kind in _ARGUMENTS_DONE:
             self.stated.setdefault(str(event.get("item_id")), event.get(_ARGUMENTS_DONE[kind]))
         item = event.get("item") if kind == "response.output_item.done" else None
-        if not isinstance(item, dict) or item.get("id") not in self.stated:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str) or item["id"] not in self.stated:
             return outcomes
         text = item.get("arguments", item.get("input"))
         mismatches = [
@@ -714,7 +714,10 @@ class _CorrelatedByOutputIndex(_LibraryDesign):
         announced = set(self.announced)
         item = event.get("item")
         if event["type"] == "response.output_item.done" and isinstance(item, dict):
-            return event if item.get("id") in announced else {**event, "item": {**item, "id": known}}
+            stated_id = item.get("id")
+            if isinstance(stated_id, (dict, list)):  # no id at all: the router refuses it (CORE-ITEM-9)
+                return event
+            return event if stated_id in announced else {**event, "item": {**item, "id": known}}
         stated = event.get("item_id")
         if (
             isinstance(stated, str)

@@ -1208,8 +1208,8 @@ class IndependentRouter:
 
     def _refuse_if_repeated(self, kind: str, event: dict[str, Any]) -> None:
         """DUPLICATE_BEFORE_FIELDS: a repeated announcement or completion, refused before its item is read."""
-        item = event.get("item")
-        known = self.items.get(item.get("id")) if isinstance(item, dict) else None  # type: ignore[arg-type]
+        item_id = event["item"].get("id") if isinstance(event.get("item"), dict) else None
+        known = self.items.get(item_id) if isinstance(item_id, str) else None
         if known is not None and (kind.endswith(".added") or known.done):
             raise Refused("duplicate_event", f"item {known.id!r} was {kind.rsplit('.', 1)[1]} before")
 
