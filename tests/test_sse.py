@@ -344,6 +344,7 @@ BROKEN = {
         "lines/crlf-split-inside-multi-line-data",
         "chunks/empty-chunk-between-cr-and-lf",
         "limits/dropped-event-skipped-to-its-end",
+        "limits/dropped-event-skipped-past-two-lines",
     },
     "KeepsBom": {"lines/bom-stripped", "limits/lines-past-64-kib-at-both-ends"},
     "WaitsForLf": {"chunks/dispatch-on-final-cr", "lines/cr-line-endings"},
@@ -381,6 +382,7 @@ BROKEN = {
         "utf8/invalid-bytes-outside-strings",
         "limits/event-past-64-mib-dropped",
         "limits/dropped-event-skipped-to-its-end",
+        "limits/dropped-event-skipped-past-two-lines",
     },
 }
 
