@@ -374,7 +374,10 @@ def vector_data(
     """The case as a complete vector (spec/vector.schema.json), its outcomes from the ground truth
     at `point` (None: the canonical one), declaring the producer rules its stream breaks (a fault is
     often what the stream was drawn for), so that it passes `streamroute lint`."""
-    data = _vector_data(case, point or CANONICAL_POINT, vector_id, description)
+    point = point or CANONICAL_POINT
+    data = _vector_data(case, point, vector_id, description)
+    spec, level = _cited(case, point)
+    data = {**data, "spec": spec, "level": level}  # where a vector file states them
     data = dict(json.loads(json.dumps(data)))  # plain JSON containers, none shared, as a loaded vector holds
     faults = producer_faults(Vector(Path(data["id"]), data))
     if faults:
@@ -390,8 +393,9 @@ def _vector_data(
     points: Collection[ToolCallPoint] = POINTS,
 ) -> dict[str, Any]:
     """The case as a vector at `point`, as the harness runs it (`producer_faults` tells a run
-    nothing), citing and naming in its options the tool call points of `points` whose ground truth
-    differs (a run at `point` reads neither, so it needs `point`'s and the canonical one's alone)."""
+    nothing), without its citations (`_cited`), naming in its options the tool call points of
+    `points` whose ground truth differs (a run at `point` reads neither, so it needs `point`'s and
+    the canonical one's alone)."""
     data: dict[str, Any] = {
         "format": 1,
         "id": vector_id or f"{FUZZ_PREFIX}/{digest(case)}",
@@ -401,10 +405,7 @@ def _vector_data(
         data["description"] = description
     truths = {other: case.truths[other] for other in POINTS if other in points}
     outcomes = case.truths[point]
-    canonical = case.truths[CANONICAL_POINT]
-    differing = [other for other, truth in truths.items() if truth != canonical]
-    spec, level = case.cited(outcomes, differing)
-    data.update(spec=spec, level=level, profile=case.profile)
+    data["profile"] = case.profile
     options: dict[str, str | list[str]] = {}
     agreeing: list[str] = [other for other, truth in truths.items() if truth == outcomes]
     if len(agreeing) < len(truths):  # the points differ: it applies to those that agree
@@ -425,6 +426,14 @@ def _vector_data(
     data.update(cuts=[cut if isinstance(cut, str) else list(cut) for cut in wire.cuts])
     data["expect"] = {"dispatched": len(wire.dispatched()), "outcomes": outcomes}
     return data
+
+
+def _cited(case: Generated, point: ToolCallPoint) -> tuple[list[str], str]:
+    """The requirements the case's vector at `point` cites, and their strongest level: those its
+    outcomes there check, and those of every tool call point whose ground truth differs."""
+    canonical = case.truths[CANONICAL_POINT]
+    differing = [other for other in POINTS if case.truths[other] != canonical]
+    return case.cited(case.truths[point], differing)
 
 
 def _assumed_options(events: Sequence[Any], profile: str) -> dict[str, str]:
@@ -463,8 +472,30 @@ class Case:
     def vector(self, point: ToolCallPoint) -> Vector:
         if point not in self.vectors:
             data = _vector_data(self.generated, point, self.vector_id, "", (CANONICAL_POINT, point))
-            self.vectors[point] = Vector(Path("<generated>"), data)
+            self.vectors[point] = _JudgedVector(
+                Path("<generated>"), data, functools.partial(_cited, self.generated, point)
+            )
         return self.vectors[point]
+
+
+@dataclass(frozen=True)
+class _JudgedVector(Vector):
+    """A generated case's vector as a run judges it: what it cites is worked out when first asked,
+    by a failure's charges or an implementation's observation, as a passing case never asks."""
+
+    citing: Callable[[], tuple[list[str], str]]
+
+    @cached_property
+    def _citations(self) -> tuple[list[str], str]:
+        return self.citing()
+
+    @property
+    def spec(self) -> list[str]:
+        return list(self._citations[0])
+
+    @property
+    def level(self) -> str:
+        return self._citations[1]
 
 
 def judge(

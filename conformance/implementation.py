@@ -441,8 +441,43 @@ def _fresh(value: _T) -> _T:
 def _as_json(value: _T) -> _T:
     """A fresh copy of `value` made of JSON data alone (dicts, lists, strings, numbers) within the
     JSON depth limit, as an adapter command's answer is; TypeError or ValueError when it is not."""
-    result: _T = loads(json.dumps(value, allow_nan=False))
-    return result
+    try:
+        copied: _T = _plain_copy(value, 0)
+    except _NotPlain:  # written as JSON text and read back, which says what is wrong, if anything
+        copied = loads(json.dumps(value, allow_nan=False))
+    return copied
+
+
+class _NotPlain(Exception):
+    """A value `_plain_copy` leaves to JSON text: not plain JSON data, or nested deeply."""
+
+
+_PLAIN_DEPTH = 64  # deeper values take the way through JSON text, which holds the depth limit
+
+
+def _plain_copy(value: Any, depth: int) -> Any:
+    """`value` copied as its JSON text read back would be, when it is made of plain dicts with
+    string keys, lists, strings, integers, booleans, None and finite floats (the usual answer,
+    copied without writing its strings out); else _NotPlain."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        if value - value == 0.0:  # finite: NaN and the infinities are no JSON
+            return value
+        raise _NotPlain
+    if depth == _PLAIN_DEPTH:
+        raise _NotPlain
+    if kind is list:
+        return [_plain_copy(member, depth + 1) for member in value]
+    if kind is dict:
+        copied: dict[str, Any] = {}
+        for name, member in value.items():
+            if type(name) is not str:  # JSON text would write it as a string
+                raise _NotPlain
+            copied[name] = _plain_copy(member, depth + 1)
+        return copied
+    raise _NotPlain
 
 
 def _json_outcomes(call: _Call, produced: list[Produced]) -> list[Any]:

@@ -209,7 +209,9 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     failure reports every failing cut, an error or a skip the first."""
     cuts = vector.cuts()
     failing: list[tuple[str, Result, str]] = []  # each failing cut, its result and first difference
-    answers: set[str] = set()  # what each cut's run produced, event by event
+    # What each cut's run produced, event by event, and its verdict: a cut that answers as an
+    # earlier one did is judged as that one was, for the verdict is a function of the answer.
+    judged: dict[str, tuple[Result, str]] = {}
     stream = vector.stream
     assert stream is not None
     events = cache(lambda: decoded_events(stream))  # asked only of a failure
@@ -219,25 +221,18 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
             streamed = implementation.produce_stream(vector, cut.chunks)
         except AdapterFailure as failure:
             errored = _errored(implementation, vector, f"{cut.label}: {failure.message}", failure.details)
-            charges = _cut_dependent(len(answers) > 1 or number > len(failing), errored.charged)
+            charges = _cut_dependent(len(judged) > 1 or number > len(failing), errored.charged)
             return _failure(
                 vector.id, Status.ERRORED, errored.message, errored.details, (), charges, "no answer"
             )
         except AdapterSkipped as skipped:
             return Result(vector.id, Status.SKIPPED, skipped.reason)
-        answers.add(json.dumps([streamed.events, streamed.close], sort_keys=True, default=repr))
-        produced = streamed.produced
-        result, words = _check(
-            implementation, vector, produced, len(streamed.events), _decoder(events, produced, from_events)
-        )
-        if result.status is Status.PASSED and len(streamed.events) != vector.dispatched:
-            message = f"dispatched {len(streamed.events)} SSE events; the stream has {vector.dispatched}"
-            difference = Difference(None, None, failure="dispatched")
-            charges = _charges(implementation, vector, [difference])
-            result, words = (
-                Result(vector.id, Status.FAILED, message, charged=charges),
-                difference_words(difference),
-            )
+        answer = json.dumps([streamed.events, streamed.close], sort_keys=True, default=repr)
+        if answer not in judged:
+            produced = streamed.produced
+            decoder = _decoder(events, produced, from_events)
+            judged[answer] = _cut_verdict(implementation, vector, produced, len(streamed.events), decoder)
+        result, words = judged[answer]
         if result.status is not Status.PASSED:
             failing.append((cut.label, result, words))
     if not failing:
@@ -247,10 +242,28 @@ def _run_stream(implementation: Implementation, vector: Vector) -> Result:
     if len(cuts) > 1:
         message += f"; {len(failing)} of {len(cuts)} cuts fail"
     charges = _cut_dependent(
-        len(answers) > 1, tuple(dict.fromkeys(c for _, r, _ in failing for c in r.charged))
+        len(judged) > 1, tuple(dict.fromkeys(c for _, r, _ in failing for c in r.charged))
     )
     by_cut = _by_cut([(label, result) for label, result, _ in failing])
     return _failure(vector.id, Status.FAILED, message, first.details, by_cut, charges, words)
+
+
+def _cut_verdict(
+    implementation: Implementation,
+    vector: Vector,
+    produced: list[Produced],
+    dispatched: int,
+    decoder: Callable[[], tuple[bool | None, list[Any] | None]],
+) -> tuple[Result, str]:
+    """One cut's run judged, and its first difference in words: its outcomes, then the number of
+    SSE events it dispatched."""
+    result, words = _check(implementation, vector, produced, dispatched, decoder)
+    if result.status is not Status.PASSED or dispatched == vector.dispatched:
+        return result, words
+    message = f"dispatched {dispatched} SSE events; the stream has {vector.dispatched}"
+    difference = Difference(None, None, failure="dispatched")
+    charges = _charges(implementation, vector, [difference])
+    return Result(vector.id, Status.FAILED, message, charged=charges), difference_words(difference)
 
 
 def _decoder(

@@ -3,15 +3,24 @@ errored, the run completes and fails; the user's Ctrl-C still stops it (tests/ho
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import hello, write_vector
+from hypothesis import given
+from hypothesis import strategies as st
 from streamroute.conformance.cli import main
-from streamroute.conformance.implementation import AdapterLoadError, PythonImplementation, known_profiles
+from streamroute.conformance.implementation import (
+    AdapterLoadError,
+    PythonImplementation,
+    _as_json,
+    known_profiles,
+)
 from streamroute.conformance.judge import run_vector
+from streamroute.conformance.limits import TooDeep, loads
 from streamroute.conformance.results import Status
 from streamroute.conformance.vectors import Vector, load_vectors
 
@@ -175,6 +184,7 @@ IN_PROCESS = f"""
 from pathlib import Path
 from streamroute.conformance.implementation import PythonImplementation
 from streamroute.conformance.judge import run_vector
+from streamroute.conformance.limits import TooDeep, loads
 from streamroute.conformance.vectors import load_vectors
 implementation = PythonImplementation.load("hostile_adapters:IgnoresTheDeadline", {TIMEOUT})
 run_vector(implementation, load_vectors([Path(__import__("sys").argv[1])])[0][0])
@@ -213,3 +223,48 @@ def test_an_adapter_that_exits_as_it_is_imported_is_a_usage_error(
     assert capsys.readouterr().err.splitlines() == [
         "streamroute: cannot load adapter 'exits_at_import:Adapter': importing it raised SystemExit: 0"
     ]
+
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8), st.just(b"bytes")
+)
+_KEYS = st.one_of(st.text(max_size=4), st.integers(-2, 2), st.booleans(), st.none(), st.floats(0, 1))
+_ANSWERS = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.tuples(inner), st.dictionaries(_KEYS, inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+def _read_back(value: object) -> object:
+    """What an answer is as its JSON text read back, or the type of error the text raises."""
+    try:
+        return loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        return type(exc)
+
+
+def _copied(value: object) -> object:
+    """The harness's copy of an answer, or the type of error it raises."""
+    try:
+        return _as_json(value)
+    except (TypeError, ValueError) as exc:
+        return type(exc)
+
+
+@given(_ANSWERS)
+def test_an_answer_is_copied_as_its_json_text_reads_back(answer: object) -> None:
+    """The copy the harness makes of each answer is its JSON text read back, however it is made:
+    the same values of the same types, the same errors."""
+    assert repr(_copied(answer)) == repr(_read_back(answer))
+
+
+@pytest.mark.parametrize("depth", [63, 64, 65, 256, 257])
+def test_a_deep_answer_is_copied_as_its_json_text_reads_back(depth: int) -> None:
+    nested: list[object] = []
+    for _ in range(depth - 1):
+        nested = [nested]
+    assert repr(_copied(nested)) == repr(_read_back(nested))
+    assert (_copied(nested) is TooDeep) == (depth > 256)
