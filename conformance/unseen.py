@@ -92,7 +92,7 @@ def without_completions(produced: Sequence[Produced], events: Sequence[Any]) -> 
     at its first complete source, holds exactly what the source adds to the deltas before it: a
     preview completed with the arguments the call will hold."""
     sources = first_sources(events)
-    previewed: dict[str, str] = {}  # each call's deltas so far
+    previewed: dict[str, list[str]] = {}  # each call's deltas so far, joined only at its source
     completed: set[str] = set()
     kept: list[Produced] = []
     for entry in produced:
@@ -102,12 +102,18 @@ def without_completions(produced: Sequence[Produced], events: Sequence[Any]) -> 
         if not isinstance(item_id, str) or not isinstance(delta, str):
             kept.append(entry)
             continue
-        so_far = previewed.get(item_id, "")
+        so_far = previewed.setdefault(item_id, [])
         source = sources.get(item_id)
-        if delta and item_id not in completed and source == (entry.at, so_far + delta):
+        if (
+            delta
+            and source is not None
+            and source[0] == entry.at
+            and item_id not in completed
+            and "".join(so_far) + delta == source[1]
+        ):
             completed.add(item_id)
             continue
-        previewed[item_id] = so_far + delta
+        so_far.append(delta)
         kept.append(entry)
     return kept
 
